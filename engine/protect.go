@@ -1,0 +1,154 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Protection levels of a line.
+const (
+	protNone uint8 = iota
+	// protRule marks the seed's non-prunable lines (§7.4): always kept without a token
+	// budget; under a budget they compete on score and a cut one is reported.
+	protRule
+	// protHard marks ⟦NO_PRUNE⟧ regions: kept whatever the budget.
+	protHard
+)
+
+// Directive lines that protect the region between them, both included.
+const (
+	NoPruneBegin = "⟦NO_PRUNE_BEGIN⟧"
+	NoPruneEnd   = "⟦NO_PRUNE_END⟧"
+)
+
+var (
+	reImport     = regexp.MustCompile(`^\s*(import\b|from\s+[\w.]+\s+import\b|#\s*include\b|using\s+[\w.]+\s*;|use\s+[\w:{}, ]+;|require\s*\(|(const|let|var)\s+[\w{}, ]+\s*=\s*require\s*\(|package\s+[\w.]+|module\s+[\w.]+|namespace\s+[\w.\\]+|extern\s+crate\b|library\s*\()`)
+	reDecl       = regexp.MustCompile(`^\s*(@\w|(export\s+)?(default\s+)?(async\s+)?(def|class|func|fn|function|interface|struct|enum|trait|impl|type|module|object)\b|(pub(\([\w:]+\))?\s+)(async\s+)?(fn|struct|enum|trait|mod|type|const)\b|(public|private|protected|internal)\s+(static\s+)?(final\s+)?(abstract\s+)?(class|interface|enum|record|struct)\b)`)
+	reHeaderLine = regexp.MustCompile(`^\s*(#!|#|//|/\*|\*|--|;|"""|'''|<\?php|"use strict"|'use strict')`)
+	reLogFailure = regexp.MustCompile(`(?i)(\berror|\bexception|traceback|\bfatal|\bpanic|\bfailed\b|\bfailure\b|\bFAIL\b)`)
+	reMDHeading  = regexp.MustCompile(`^\s{0,3}#{1,6}(\s|$)`)
+	reFence      = regexp.MustCompile("^\\s{0,3}(```+|~~~+)")
+)
+
+// protect returns each line's protection level and the atomic units (spans kept or cut
+// whole) for a source type: joinPrev[i] means line i belongs to the same unit as line i-1.
+func protect(lines []string, st SourceType) (prot []uint8, joinPrev []bool) {
+	n := len(lines)
+	prot = make([]uint8, n)
+	joinPrev = make([]bool, n)
+	unit := joinPrev
+	switch st {
+	case SourceCode:
+		protectCode(lines, prot)
+	case SourceLogs:
+		protectLogs(lines, prot)
+	case SourceDocs:
+		protectDocs(lines, prot, unit)
+	}
+	protectDirectives(lines, prot, unit)
+	return prot, joinPrev
+}
+
+func protectCode(lines []string, prot []uint8) {
+	// File header: the leading run of comments, shebang and blank lines (bounded).
+	for i := 0; i < len(lines) && i < 40; i++ {
+		t := strings.TrimSpace(lines[i])
+		if t != "" && !reHeaderLine.MatchString(t) {
+			break
+		}
+		if t != "" {
+			prot[i] = protRule
+		}
+	}
+	inImportBlock := false
+	for i, l := range lines {
+		switch {
+		case inImportBlock:
+			prot[i] = protRule
+			if strings.HasPrefix(strings.TrimSpace(l), ")") {
+				inImportBlock = false
+			}
+		case reImport.MatchString(l):
+			prot[i] = protRule
+			t := strings.TrimSpace(l)
+			// Go "import (" blocks and Python "from x import (" continue to the ")".
+			if strings.HasSuffix(t, "(") {
+				inImportBlock = true
+			}
+		case reDecl.MatchString(l):
+			prot[i] = protRule
+		}
+	}
+}
+
+func protectLogs(lines []string, prot []uint8) {
+	for i, l := range lines {
+		if len(l) > 4096 || !reLogFailure.MatchString(l) {
+			continue
+		}
+		for j := max(0, i-1); j <= min(len(lines)-1, i+1); j++ {
+			prot[j] = protRule
+		}
+	}
+}
+
+func protectDocs(lines []string, prot []uint8, joinPrev []bool) {
+	fenceStart, fenceMark := -1, ""
+	for i, l := range lines {
+		if fenceStart >= 0 {
+			joinPrev[i] = true
+			if m := reFence.FindStringSubmatch(l); m != nil && strings.HasPrefix(m[1], fenceMark) && strings.TrimSpace(l) == strings.TrimSpace(m[0]) {
+				fenceStart = -1
+			}
+			continue
+		}
+		if m := reFence.FindStringSubmatch(l); m != nil {
+			fenceStart, fenceMark = i, m[1]
+			continue
+		}
+		if reMDHeading.MatchString(l) {
+			prot[i] = protRule
+			continue
+		}
+		// reStructuredText title: a text line underlined by a rule at least as long.
+		if i+1 < len(lines) && isRSTRule(lines[i+1]) {
+			t := strings.TrimSpace(l)
+			if t != "" && !isRSTRule(l) && len(strings.TrimSpace(lines[i+1])) >= len([]rune(t)) {
+				prot[i], prot[i+1] = protRule, protRule
+				if i > 0 && isRSTRule(lines[i-1]) {
+					prot[i-1] = protRule
+				}
+			}
+		}
+	}
+}
+
+// protectDirectives protects ⟦NO_PRUNE_BEGIN⟧ … ⟦NO_PRUNE_END⟧ regions, both directive lines
+// included, as single units. An unterminated region runs to the end of the text.
+func protectDirectives(lines []string, prot []uint8, joinPrev []bool) {
+	inside := false
+	for i, l := range lines {
+		if !inside {
+			if strings.Contains(l, NoPruneBegin) {
+				inside = true
+				prot[i] = protHard
+			}
+			continue
+		}
+		prot[i] = protHard
+		joinPrev[i] = true
+		if strings.Contains(l, NoPruneEnd) {
+			inside = false
+		}
+	}
+}
+
+// isRSTRule reports whether l is a reStructuredText section rule: 3+ copies of one
+// punctuation character.
+func isRSTRule(l string) bool {
+	t := strings.TrimRight(l, " \t")
+	if len(t) < 3 || !strings.ContainsRune("=-~^\"'`#*+:.", rune(t[0])) {
+		return false
+	}
+	return strings.Count(t, t[:1]) == len(t)
+}

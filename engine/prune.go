@@ -1,0 +1,346 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// TokenCounter counts tokens exactly; package tokenizer's Encoder satisfies it.
+type TokenCounter interface {
+	Count(s string) int
+}
+
+// DefaultMaxInputChars is the seed's input limit (MCP_PRUNER_MAX_INPUT_CHARS).
+const DefaultMaxInputChars = 2_000_000
+
+// Config wires an Engine. Registry, Store and Tokens are required.
+type Config struct {
+	Registry *Registry
+	Store    Store
+	Tokens   TokenCounter
+	// MaxInputChars bounds the text in characters (code points); 0 means the default.
+	MaxInputChars int
+}
+
+// Engine prunes texts. It is safe for concurrent use.
+type Engine struct {
+	reg      *Registry
+	store    Store
+	tokens   TokenCounter
+	maxChars int
+	now      func() time.Time
+}
+
+// New returns an engine for cfg.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Registry == nil || cfg.Store == nil || cfg.Tokens == nil {
+		return nil, errors.New("engine: Registry, Store and Tokens are required")
+	}
+	if cfg.MaxInputChars == 0 {
+		cfg.MaxInputChars = DefaultMaxInputChars
+	}
+	if cfg.MaxInputChars < 0 {
+		return nil, fmt.Errorf("engine: MaxInputChars must be positive, got %d", cfg.MaxInputChars)
+	}
+	return &Engine{reg: cfg.Registry, store: cfg.Store, tokens: cfg.Tokens, maxChars: cfg.MaxInputChars, now: time.Now}, nil
+}
+
+// Registry returns the engine's scorer registry.
+func (e *Engine) Registry() *Registry { return e.reg }
+
+// Store returns the engine's recovery store.
+func (e *Engine) Store() Store { return e.store }
+
+// MaxInputChars is the input limit in characters.
+func (e *Engine) MaxInputChars() int { return e.maxChars }
+
+// Recover returns original lines of a prune; see the package-level Recover.
+func (e *Engine) Recover(ctx context.Context, id string, ranges []Range, withLineNumbers bool) (*Recovery, error) {
+	return Recover(ctx, e.store, id, ranges, withLineNumbers)
+}
+
+// Prune prunes req.Text. It returns an error only for an invalid request (a *FieldError)
+// or an unknown scorer; every runtime failure (oversize, timeout, scorer error or panic,
+// unmet constraints) gives a fail-open Result with used_fallback and a warning code.
+func (e *Engine) Prune(ctx context.Context, req *Request) (*Result, error) {
+	start := e.now()
+	id := NewPruneID()
+	if e.tooLarge(req.Text) {
+		// Checked before the options (as the reference does): the text is stored so the id
+		// still recovers, and comes back unchanged.
+		if err := e.store.Put(ctx, id, req.Text); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		return e.fallback(id, req.Text, start, -1, WarnInputTooLarge), nil
+	}
+	if err := req.Options.Validate(); err != nil {
+		return nil, err
+	}
+	if !req.SourceType.Valid() {
+		return nil, &FieldError{Field: "source_type", Problem: `must be one of "code", "logs", "docs"`}
+	}
+	if req.Threshold != nil && !(*req.Threshold >= 0 && *req.Threshold <= 1) {
+		return nil, &FieldError{Field: "threshold", Problem: "must be a number between 0 and 1"}
+	}
+	if req.TokenBudget < 0 {
+		return nil, &FieldError{Field: "token_budget", Problem: "must be an integer >= 0"}
+	}
+	name := req.Scorer
+	if name == "" {
+		name = e.reg.DefaultFor(req.SourceType)
+	}
+	scorer, err := e.reg.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.store.Put(ctx, id, req.Text); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(req.Options.TimeoutMS)*time.Millisecond)
+	defer cancel()
+
+	// Count the original's tokens while the scorer works: on two cores this hides most of it.
+	before := make(chan int, 1)
+	go func() { before <- e.tokens.Count(req.Text) }()
+
+	ls := splitLines(req.Text)
+	lines := ls.content()
+	resp, scoreErr := callScorer(ctx, scorer, &ScoreRequest{
+		Lines: lines, Goal: req.GoalHint, SourceType: req.SourceType, Path: req.Path, Language: req.Language,
+	})
+	tokensBefore := <-before
+	if scoreErr != nil {
+		warn := WarnScorerError
+		if errors.Is(scoreErr, context.DeadlineExceeded) {
+			warn = WarnTimeout
+		}
+		return e.fallback(id, req.Text, start, tokensBefore, warn), nil
+	}
+
+	threshold := ThresholdOf(scorer)
+	if req.Threshold != nil {
+		threshold = *req.Threshold
+	}
+	res := e.selectAndRender(ls, lines, req, resp, threshold, id, tokensBefore)
+	if ctx.Err() != nil {
+		return e.fallback(id, req.Text, start, tokensBefore, WarnTimeout), nil
+	}
+	if err := checkInvariants(ls, res, req.Options); err != nil {
+		return e.fallback(id, req.Text, start, tokensBefore, WarnConstraintsUnmet), nil
+	}
+	res.Scores = resp.Scores
+	res.ScorerName = name
+	res.Warnings = appendUnique(res.Warnings, resp.Warnings...)
+	res.Stats.ElapsedMS = e.now().Sub(start).Milliseconds()
+	return res, nil
+}
+
+func (e *Engine) tooLarge(text string) bool {
+	if len(text) <= e.maxChars {
+		return false
+	}
+	return utf8.RuneCountInString(text) > e.maxChars
+}
+
+// callScorer runs the scorer so that a panic, a hang past the deadline or garbage scores all
+// come back as errors.
+func callScorer(ctx context.Context, s Scorer, req *ScoreRequest) (*ScoreResponse, error) {
+	type outcome struct {
+		resp *ScoreResponse
+		err  error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- outcome{err: fmt.Errorf("scorer panicked: %v", p)}
+			}
+		}()
+		r, err := s.Score(ctx, req)
+		done <- outcome{r, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case o := <-done:
+		if o.err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, o.err
+		}
+		if err := validScores(o.resp, len(req.Lines)); err != nil {
+			return nil, err
+		}
+		return o.resp, nil
+	}
+}
+
+// ErrBadScores is wrapped by errors about a scorer's malformed answer.
+var ErrBadScores = errors.New("bad scores")
+
+func validScores(r *ScoreResponse, n int) error {
+	if r == nil {
+		return fmt.Errorf("%w: nil response", ErrBadScores)
+	}
+	if len(r.Scores) != n {
+		return fmt.Errorf("%w: %d scores for %d lines", ErrBadScores, len(r.Scores), n)
+	}
+	for i, s := range r.Scores {
+		if math.IsNaN(s) || s < 0 || s > 1 {
+			return fmt.Errorf("%w: line %d scored %v", ErrBadScores, i+1, s)
+		}
+	}
+	return nil
+}
+
+// selectAndRender applies the rules and constraints and renders the result.
+func (e *Engine) selectAndRender(ls lineSet, lines []string, req *Request, resp *ScoreResponse, threshold float64, id string, tokensBefore int) *Result {
+	n := len(lines)
+	o := req.Options
+	prot, joinPrev := protect(lines, req.SourceType)
+	lineCost := make([]int, n)
+	for i, l := range ls.raw {
+		c := e.tokens.Count(l) + 1 // the newline
+		if o.AnnotateLines {
+			c += e.tokens.Count(LinePrefix(i + 1))
+		}
+		lineCost[i] = c
+	}
+	focus := make([]string, 0, 3)
+	for _, f := range resp.Focus {
+		if t := sanitizeTerm(f); t != "" && len(focus) < 3 {
+			focus = append(focus, t)
+		}
+	}
+	sel := newSelection(resp.Scores, prot, joinPrev, lineCost)
+	sel.threshold = threshold
+	sel.minKept = minKeptFor(n, o)
+	sel.budget = req.TokenBudget
+	var sampleReason string
+	if len(focus) > 0 {
+		sampleReason = reasonOffFocus + ": " + focus[0]
+	} else {
+		sampleReason = reasonLowScore
+	}
+	if o.IncludeMarkers {
+		sel.markerCost = e.tokens.Count(Marker(id, n, n, sampleReason)) + 1
+	}
+	protectedCut := sel.run()
+
+	var lower []string
+	reasons := func(start, end int) string {
+		if lower == nil {
+			lower = make([]string, n)
+		}
+		for i := start; i < end; i++ {
+			if lower[i] == "" {
+				lower[i] = strings.ToLower(lines[i])
+			}
+		}
+		return runReason(lower, start, end, focus, resp.Scores, threshold)
+	}
+	out := render(ls, sel.keep, id, o, reasons)
+	after := e.tokens.Count(out.text)
+	// Estimates can be off by a few tokens (merges across lines): trim to the exact budget.
+	for tries := 0; req.TokenBudget > 0 && after > req.TokenBudget && tries < 64; tries++ {
+		if !sel.dropLowest() {
+			break
+		}
+		out = render(ls, sel.keep, id, o, reasons)
+		after = e.tokens.Count(out.text)
+	}
+	warnings := []string{}
+	if protectedCut {
+		warnings = append(warnings, WarnProtectedCut)
+	}
+	if req.TokenBudget > 0 && after > req.TokenBudget {
+		warnings = append(warnings, WarnTokenBudgetExceeded)
+	}
+	kept := len(out.kept)
+	return &Result{
+		PruneID:     id,
+		PrunedText:  out.text,
+		Annotations: out.annotations,
+		Kept:        out.kept,
+		Warnings:    warnings,
+		Stats: Stats{
+			OriginalLines:   n,
+			KeptLines:       kept,
+			PrunedLines:     n - kept,
+			PrunedRatio:     ratio6(n-kept, n),
+			TokensEstBefore: tokensBefore,
+			TokensEstAfter:  after,
+		},
+	}
+}
+
+func ratio6(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return math.Round(float64(a)/float64(b)*1e6) / 1e6
+}
+
+// fallback is the seed's no-op result. tokens < 0 means "not counted yet".
+func (e *Engine) fallback(id, text string, start time.Time, tokens int, warning string) *Result {
+	if tokens < 0 {
+		tokens = e.tokens.Count(text)
+	}
+	n := len(splitLines(text).raw)
+	kept := make([]int, n)
+	for i := range kept {
+		kept[i] = i + 1
+	}
+	return &Result{
+		PruneID:     id,
+		PrunedText:  text,
+		Annotations: []Annotation{},
+		Warnings:    []string{warning},
+		Kept:        kept,
+		Stats: Stats{
+			OriginalLines: n, KeptLines: n, PrunedLines: 0, PrunedRatio: 0,
+			TokensEstBefore: tokens, TokensEstAfter: tokens,
+			ElapsedMS: e.now().Sub(start).Milliseconds(), UsedFallback: true,
+		},
+	}
+}
+
+// checkInvariants re-verifies the contract on a result before it leaves the engine, so a
+// selection bug fails open instead of over-pruning.
+func checkInvariants(ls lineSet, r *Result, o Options) error {
+	n := len(ls.raw)
+	if r.Stats.KeptLines < minKeptFor(n, o) {
+		return fmt.Errorf("kept %d lines, need %d", r.Stats.KeptLines, minKeptFor(n, o))
+	}
+	covered := 0
+	for _, a := range r.Annotations {
+		covered += a.PrunedLineCount
+		if a.OriginalEndLine-a.OriginalStartLine+1 != a.PrunedLineCount || strings.ContainsAny(a.Marker, "\n\r") {
+			return errors.New("malformed annotation")
+		}
+	}
+	if covered+r.Stats.KeptLines != n {
+		return fmt.Errorf("annotations cover %d lines, %d cut", covered, n-r.Stats.KeptLines)
+	}
+	return nil
+}
+
+func appendUnique(dst []string, more ...string) []string {
+	for _, m := range more {
+		found := false
+		for _, d := range dst {
+			found = found || d == m
+		}
+		if !found {
+			dst = append(dst, m)
+		}
+	}
+	return dst
+}

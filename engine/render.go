@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+)
+
+// AnnotationKind is the kind of every annotation the engine emits.
+const AnnotationKind = "pruned_block"
+
+// Marker returns the canonical one-line marker of seed §6.2.
+func Marker(pruneID string, start, end int, reason string) string {
+	return "⟦PRUNÉ: prune_id=" + pruneID + " lignes " + strconv.Itoa(start) + "-" + strconv.Itoa(end) +
+		" (" + strconv.Itoa(end-start+1) + ") raison=" + reason + "⟧"
+}
+
+// Reasons of cut runs (short, French, and true of the run they describe).
+const (
+	reasonOffFocus   = "hors focus"
+	reasonBudget     = "budget de tokens"
+	reasonLowScore   = "pertinence faible"
+	maxReasonTermLen = 40
+)
+
+// sanitizeTerm keeps a focus term printable inside a one-line marker.
+func sanitizeTerm(t string) string {
+	t = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '⟧' || r == '⟦' || r < 0x20 {
+			return -1
+		}
+		return r
+	}, t)
+	if r := []rune(t); len(r) > maxReasonTermLen {
+		t = string(r[:maxReasonTermLen])
+	}
+	return strings.TrimSpace(t)
+}
+
+// runReason explains why lines [start, end) were cut. It names the first focus term the run
+// does not contain; if the run mentions every focus term, it was cut for the budget or for
+// scoring below the threshold.
+func runReason(lower []string, start, end int, focus []string, scores []float64, threshold float64) string {
+	for _, term := range focus {
+		t := strings.ToLower(term)
+		found := false
+		for i := start; i < end && !found; i++ {
+			found = strings.Contains(lower[i], t)
+		}
+		if !found {
+			return reasonOffFocus + ": " + term
+		}
+	}
+	if len(focus) == 0 {
+		return reasonOffFocus
+	}
+	for i := start; i < end; i++ {
+		if scores[i] >= threshold {
+			return reasonBudget
+		}
+	}
+	return reasonLowScore
+}
+
+// rendered is the output text with its annotations.
+type rendered struct {
+	text        string
+	annotations []Annotation
+	kept        []int
+}
+
+func render(ls lineSet, keep []bool, pruneID string, o Options, reasons func(start, end int) string) rendered {
+	var b strings.Builder
+	out := rendered{annotations: []Annotation{}}
+	first := true
+	emit := func(s string) {
+		if !first {
+			b.WriteByte('\n')
+		}
+		first = false
+		b.WriteString(s)
+	}
+	n := len(ls.raw)
+	for i := 0; i < n; {
+		if keep[i] {
+			out.kept = append(out.kept, i+1)
+			if o.AnnotateLines {
+				if !first {
+					b.WriteByte('\n')
+				}
+				first = false
+				b.WriteString(LinePrefix(i + 1))
+				b.WriteString(ls.raw[i])
+			} else {
+				emit(ls.raw[i])
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < n && !keep[j] {
+			j++
+		}
+		reason := reasons(i, j)
+		m := Marker(pruneID, i+1, j, reason)
+		out.annotations = append(out.annotations, Annotation{
+			Kind: AnnotationKind, OriginalStartLine: i + 1, OriginalEndLine: j,
+			PrunedLineCount: j - i, Reason: reason, Marker: m,
+		})
+		if o.IncludeMarkers {
+			emit(m)
+		}
+		i = j
+	}
+	if ls.trailingNewline && !first {
+		b.WriteByte('\n')
+	}
+	out.text = b.String()
+	return out
+}

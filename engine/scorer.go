@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// ScoreRequest is what a scorer sees of a prune. Fields may be added; scorers ignore what
+// they do not use.
+type ScoreRequest struct {
+	// Lines are the text's lines without their "\n" and without a "\r" before it.
+	Lines      []string
+	Goal       string
+	SourceType SourceType
+	Path       string
+	Language   string
+}
+
+// ScoreResponse carries one relevance in [0, 1] per line of the request.
+type ScoreResponse struct {
+	Scores []float64
+	// Focus lists the goal terms the scorer found most telling, best first; the engine
+	// cites the first one absent from a cut run in the run's reason.
+	Focus []string
+	// Warnings are codes the scorer wants in the result (e.g. a structural fallback).
+	Warnings []string
+}
+
+// Scorer assigns every line of a request a relevance in [0, 1].
+type Scorer interface {
+	// Score must be safe for concurrent use and should honour ctx's deadline.
+	Score(ctx context.Context, req *ScoreRequest) (*ScoreResponse, error)
+}
+
+// ScorerInfo describes a scorer for listings and for the engine's default threshold.
+type ScorerInfo struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	Where       string  `json:"where"` // "in-process" or "plugin"
+	Threshold   float64 `json:"threshold"`
+}
+
+// Describer is an optional Scorer ability: scorers that describe themselves set the
+// default keep threshold the engine applies to their scores.
+type Describer interface {
+	Describe() ScorerInfo
+}
+
+// DefaultThreshold is the keep threshold for scorers that do not describe themselves.
+const DefaultThreshold = 0.5
+
+// ErrUnknownScorer is returned (wrapped) when a scorer name is not registered.
+var ErrUnknownScorer = errors.New("unknown scorer")
+
+// Factory builds a scorer from the argument of a "family:arg" spec (e.g. "onnx:models/x").
+type Factory func(ctx context.Context, arg string) (Scorer, error)
+
+// Registry maps scorer names to scorers. It is a value built in cmd, never a global.
+type Registry struct {
+	mu        sync.Mutex
+	scorers   map[string]Scorer
+	families  map[string]familyEntry
+	built     map[string]Scorer
+	defaultBy map[SourceType]string
+	fallback  string
+}
+
+type familyEntry struct {
+	factory     Factory
+	description string
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{
+		scorers:   map[string]Scorer{},
+		families:  map[string]familyEntry{},
+		built:     map[string]Scorer{},
+		defaultBy: map[SourceType]string{},
+	}
+}
+
+// Register adds a scorer under name. A duplicate or malformed name is a programming error
+// and panics.
+func (r *Registry) Register(name string, s Scorer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if name == "" || strings.Contains(name, ":") || s == nil {
+		panic(fmt.Sprintf("engine: invalid scorer registration %q", name))
+	}
+	if _, dup := r.scorers[name]; dup {
+		panic(fmt.Sprintf("engine: scorer %q registered twice", name))
+	}
+	r.scorers[name] = s
+	if r.fallback == "" {
+		r.fallback = name
+	}
+}
+
+// RegisterFamily adds a factory for specs of the form "prefix:arg". Built scorers are
+// cached by their full spec. A duplicate prefix panics.
+func (r *Registry) RegisterFamily(prefix, description string, f Factory) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if prefix == "" || strings.Contains(prefix, ":") || f == nil {
+		panic(fmt.Sprintf("engine: invalid scorer family %q", prefix))
+	}
+	if _, dup := r.families[prefix]; dup {
+		panic(fmt.Sprintf("engine: scorer family %q registered twice", prefix))
+	}
+	r.families[prefix] = familyEntry{factory: f, description: description}
+}
+
+// SetDefault makes name the scorer used when a request names none. With no source types it
+// is the default for all; otherwise only for those.
+func (r *Registry) SetDefault(name string, types ...SourceType) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(types) == 0 {
+		r.fallback = name
+		return
+	}
+	for _, t := range types {
+		r.defaultBy[t] = name
+	}
+}
+
+// DefaultFor returns the name of the default scorer for a source type.
+func (r *Registry) DefaultFor(t SourceType) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n, ok := r.defaultBy[t]; ok {
+		return n
+	}
+	return r.fallback
+}
+
+// Get returns the scorer for spec: a registered name, or "family:arg" built on first use.
+func (r *Registry) Get(ctx context.Context, spec string) (Scorer, error) {
+	r.mu.Lock()
+	if s, ok := r.scorers[spec]; ok {
+		r.mu.Unlock()
+		return s, nil
+	}
+	if s, ok := r.built[spec]; ok {
+		r.mu.Unlock()
+		return s, nil
+	}
+	prefix, arg, hasArg := strings.Cut(spec, ":")
+	fam, ok := r.families[prefix]
+	r.mu.Unlock()
+	if !ok || !hasArg {
+		return nil, fmt.Errorf("scorer %q: %w", spec, ErrUnknownScorer)
+	}
+	// Build outside the lock: a factory may start a process or load a model.
+	s, err := fam.factory(ctx, arg)
+	if err != nil {
+		return nil, fmt.Errorf("scorer %q: %w", spec, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if prev, ok := r.built[spec]; ok {
+		closeScorer(s)
+		return prev, nil
+	}
+	r.built[spec] = s
+	return s, nil
+}
+
+// List describes the registered scorers and families, sorted by name.
+func (r *Registry) List() []ScorerInfo {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []ScorerInfo
+	for name, s := range r.scorers {
+		info := ScorerInfo{Name: name, Where: "in-process", Threshold: DefaultThreshold}
+		if d, ok := s.(Describer); ok {
+			info = d.Describe()
+			info.Name = name
+		}
+		out = append(out, info)
+	}
+	for prefix, fam := range r.families {
+		out = append(out, ScorerInfo{Name: prefix + ":<arg>", Description: fam.description, Where: "family"})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Close closes every scorer that implements io.Closer and returns the first error.
+func (r *Registry) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var first error
+	for _, s := range r.scorers {
+		if err := closeScorer(s); err != nil && first == nil {
+			first = err
+		}
+	}
+	for _, s := range r.built {
+		if err := closeScorer(s); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func closeScorer(s Scorer) error {
+	if c, ok := s.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// ThresholdOf returns the default keep threshold of s.
+func ThresholdOf(s Scorer) float64 {
+	if d, ok := s.(Describer); ok {
+		if t := d.Describe().Threshold; t > 0 && t <= 1 {
+			return t
+		}
+	}
+	return DefaultThreshold
+}

@@ -1,0 +1,202 @@
+package engine
+
+import (
+	"math"
+	"sort"
+)
+
+// span is a unit of selection: lines [start, end) kept or cut together.
+type span struct {
+	start, end int
+	score      float64
+	prot       uint8
+	cost       int
+}
+
+// selection decides which lines survive. It works on units so fences and ⟦NO_PRUNE⟧
+// regions are never split, and it prices markers so a budget buys few, contiguous runs.
+type selection struct {
+	n          int
+	units      []span
+	unitOf     []int
+	keep       []bool // per line
+	threshold  float64
+	minKept    int
+	budget     int // 0: none
+	markerCost int // 0 when markers are not inserted
+	lineCost   []int
+}
+
+func newSelection(scores []float64, prot []uint8, joinPrev []bool, lineCost []int) *selection {
+	n := len(scores)
+	s := &selection{n: n, unitOf: make([]int, n), keep: make([]bool, n), lineCost: lineCost}
+	for i := 0; i < n; i++ {
+		if i == 0 || !joinPrev[i] {
+			s.units = append(s.units, span{start: i, end: i})
+		}
+		u := &s.units[len(s.units)-1]
+		u.end = i + 1
+		u.score = math.Max(u.score, scores[i])
+		u.prot = max(u.prot, prot[i])
+		u.cost += lineCost[i]
+		s.unitOf[i] = len(s.units) - 1
+	}
+	return s
+}
+
+// minKeptFor turns the hard constraints into a minimum number of kept lines.
+func minKeptFor(n int, o Options) int {
+	maxPruned := int(math.Floor(o.MaxPruneRatio*float64(n) + 1e-9))
+	return max(n-maxPruned, min(o.MinKeepLines, n))
+}
+
+// byPriority orders unit indexes best first: score, then position.
+func (s *selection) byPriority(idx []int) {
+	sort.SliceStable(idx, func(a, b int) bool {
+		ua, ub := s.units[idx[a]], s.units[idx[b]]
+		if ua.score != ub.score {
+			return ua.score > ub.score
+		}
+		return ua.start < ub.start
+	})
+}
+
+func (s *selection) setUnit(u int, keep bool) {
+	for i := s.units[u].start; i < s.units[u].end; i++ {
+		s.keep[i] = keep
+	}
+}
+
+func (s *selection) keptLines() int {
+	k := 0
+	for _, v := range s.keep {
+		if v {
+			k++
+		}
+	}
+	return k
+}
+
+// keptAt treats positions outside the text as kept, so runs are counted only inside it.
+func (s *selection) keptAt(i int) bool { return i < 0 || i >= s.n || s.keep[i] }
+
+// markerDelta is the change in the number of cut runs if unit u, now cut, were kept.
+func (s *selection) markerDelta(u int) int {
+	l, r := s.keptAt(s.units[u].start-1), s.keptAt(s.units[u].end)
+	switch {
+	case l && r:
+		return -1
+	case l || r:
+		return 0
+	}
+	return 1
+}
+
+// estimate is the estimated token cost of the current output.
+func (s *selection) estimate() int {
+	total, runs := 0, 0
+	for i := 0; i < s.n; i++ {
+		if s.keep[i] {
+			total += s.lineCost[i]
+		} else if i == 0 || s.keep[i-1] {
+			runs++
+		}
+	}
+	return total + runs*s.markerCost
+}
+
+// run chooses the kept lines. It reports whether rule-protected lines had to be cut for the
+// budget.
+func (s *selection) run() (protectedCut bool) {
+	order := make([]int, 0, len(s.units))
+	for u, sp := range s.units {
+		if sp.prot == protHard || (s.budget == 0 && sp.prot == protRule) {
+			s.setUnit(u, true)
+			continue
+		}
+		order = append(order, u)
+	}
+	s.byPriority(order)
+	if s.budget == 0 {
+		for _, u := range order {
+			if s.units[u].score >= s.threshold {
+				s.setUnit(u, true)
+			}
+		}
+	} else {
+		total := s.estimate()
+		for _, u := range order {
+			sp := s.units[u]
+			if sp.score < s.threshold && sp.prot == protNone {
+				continue
+			}
+			delta := sp.cost + s.markerDelta(u)*s.markerCost
+			if total+delta <= s.budget {
+				s.setUnit(u, true)
+				total += delta
+			}
+		}
+	}
+	// Hard constraints: restore the best-scored cut units until enough lines are kept.
+	kept := s.keptLines()
+	for _, u := range order {
+		if kept >= s.minKept {
+			break
+		}
+		if !s.keep[s.units[u].start] {
+			s.setUnit(u, true)
+			kept += s.units[u].end - s.units[u].start
+		}
+	}
+	s.fillCheapGaps()
+	for _, sp := range s.units {
+		if sp.prot == protRule && !s.keep[sp.start] {
+			protectedCut = true
+		}
+	}
+	return protectedCut
+}
+
+// fillCheapGaps keeps every cut run that costs no more tokens than the marker replacing it.
+func (s *selection) fillCheapGaps() {
+	if s.markerCost == 0 {
+		return
+	}
+	for i := 0; i < s.n; {
+		if s.keep[i] {
+			i++
+			continue
+		}
+		j, cost := i, 0
+		for j < s.n && !s.keep[j] {
+			cost += s.lineCost[j]
+			j++
+		}
+		if cost <= s.markerCost {
+			for k := i; k < j; k++ {
+				s.keep[k] = true
+			}
+		}
+		i = j
+	}
+}
+
+// dropLowest cuts the lowest-priority kept unit that may be cut without breaking the hard
+// constraints; it reports whether one was found.
+func (s *selection) dropLowest() bool {
+	kept := s.keptLines()
+	best := -1
+	for u, sp := range s.units {
+		if !s.keep[sp.start] || sp.prot == protHard || kept-(sp.end-sp.start) < s.minKept {
+			continue
+		}
+		if best < 0 || sp.score < s.units[best].score || (sp.score == s.units[best].score && sp.start > s.units[best].start) {
+			best = u
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	s.setUnit(best, false)
+	return true
+}

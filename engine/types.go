@@ -1,0 +1,125 @@
+package engine
+
+import "fmt"
+
+// SourceType says what kind of text is pruned; it selects the non-prunable rules.
+type SourceType string
+
+// The source types of the seed contract.
+const (
+	SourceCode SourceType = "code"
+	SourceLogs SourceType = "logs"
+	SourceDocs SourceType = "docs"
+)
+
+// Valid reports whether t is one of the contract's source types.
+func (t SourceType) Valid() bool {
+	return t == SourceCode || t == SourceLogs || t == SourceDocs
+}
+
+// Options are the seed's PruneOptions. MaxPruneRatio and MinKeepLines are hard constraints
+// on the result, not preferences.
+type Options struct {
+	MaxPruneRatio  float64 `json:"max_prune_ratio"`
+	MinKeepLines   int     `json:"min_keep_lines"`
+	TimeoutMS      int     `json:"timeout_ms"`
+	AnnotateLines  bool    `json:"annotate_lines"`
+	IncludeMarkers bool    `json:"include_markers"`
+}
+
+// DefaultOptions are the options of the seed's worked example, used where a caller gives none
+// (the command line, the SWE-Pruner endpoint, the benchmark's natural mode).
+func DefaultOptions() Options {
+	return Options{MaxPruneRatio: 0.55, MinKeepLines: 40, TimeoutMS: 1500, AnnotateLines: true, IncludeMarkers: true}
+}
+
+// Validate checks the ranges the seed's schema gives each option.
+func (o Options) Validate() error {
+	switch {
+	case !(o.MaxPruneRatio >= 0 && o.MaxPruneRatio <= 1):
+		return &FieldError{Field: "options.max_prune_ratio", Problem: "must be a number between 0 and 1"}
+	case o.MinKeepLines < 0:
+		return &FieldError{Field: "options.min_keep_lines", Problem: "must be an integer >= 0"}
+	case o.TimeoutMS < 1:
+		return &FieldError{Field: "options.timeout_ms", Problem: "must be an integer >= 1"}
+	}
+	return nil
+}
+
+// Request is one prune. Text, GoalHint, SourceType and Options mirror the seed's prune_text
+// arguments; the other fields are optional extensions.
+type Request struct {
+	Text       string
+	GoalHint   string
+	SourceType SourceType
+	Options    Options
+
+	// Path and Language hint at the text's language (e.g. "pkg/server.go", "go").
+	Path     string
+	Language string
+	// Scorer names a registered scorer; empty means the engine's default.
+	Scorer string
+	// Threshold overrides the scorer's default keep threshold when non-nil.
+	Threshold *float64
+	// TokenBudget, when > 0, caps the tokens of PrunedText (best effort against protected
+	// lines and the hard constraints, with warning WarnTokenBudgetExceeded).
+	TokenBudget int
+}
+
+// Annotation describes one cut run of lines (seed §6.1).
+type Annotation struct {
+	Kind              string `json:"kind"`
+	OriginalStartLine int    `json:"original_start_line"`
+	OriginalEndLine   int    `json:"original_end_line"`
+	PrunedLineCount   int    `json:"pruned_line_count"`
+	Reason            string `json:"reason"`
+	Marker            string `json:"marker"`
+}
+
+// Stats are the seed's prune statistics.
+type Stats struct {
+	OriginalLines   int     `json:"original_lines"`
+	KeptLines       int     `json:"kept_lines"`
+	PrunedLines     int     `json:"pruned_lines"`
+	PrunedRatio     float64 `json:"pruned_ratio"`
+	TokensEstBefore int     `json:"tokens_est_before"`
+	TokensEstAfter  int     `json:"tokens_est_after"`
+	ElapsedMS       int64   `json:"elapsed_ms"`
+	UsedFallback    bool    `json:"used_fallback"`
+}
+
+// Result is the prune_text payload. Kept and Scores are for in-process callers (the
+// benchmark, the SWE-Pruner endpoint) and are not part of the JSON payload.
+type Result struct {
+	PruneID     string       `json:"prune_id"`
+	PrunedText  string       `json:"pruned_text"`
+	Annotations []Annotation `json:"annotations"`
+	Stats       Stats        `json:"stats"`
+	Warnings    []string     `json:"warnings"`
+
+	// Kept lists the kept original line numbers (1-based, ascending).
+	Kept []int `json:"-"`
+	// Scores holds the scorer's relevance per line (nil on a fallback before scoring).
+	Scores []float64 `json:"-"`
+	// ScorerName is the scorer that produced Scores.
+	ScorerName string `json:"-"`
+}
+
+// Warning codes. The first four are the seed's fail-open reasons.
+const (
+	WarnTimeout             = "timeout"
+	WarnInputTooLarge       = "input_too_large"
+	WarnScorerError         = "scorer_error"
+	WarnConstraintsUnmet    = "constraints_unmet"
+	WarnTokenBudgetExceeded = "token_budget_exceeded"
+	WarnProtectedCut        = "protected_lines_cut"
+	WarnUnknownSourceType   = "unknown_source_type"
+)
+
+// FieldError reports an invalid request field; the server maps it to -32602.
+type FieldError struct {
+	Field   string
+	Problem string
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("invalid %s: %s", e.Field, e.Problem) }
