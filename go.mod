@@ -23,6 +23,7 @@ require (
 	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/yalue/onnxruntime_go v1.36.0 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/net v0.38.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
