@@ -1,0 +1,93 @@
+package benchmarks
+
+import (
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+)
+
+func writeGzip(t *testing.T, path string, data []byte) {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	zw := gzip.NewWriter(f)
+	_, err = zw.Write(data)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	require.NoError(t, f.Close())
+}
+
+func TestLoadCases(t *testing.T) {
+	raw, err := os.ReadFile("testdata/tiny.jsonl")
+	require.NoError(t, err)
+	gz := filepath.Join(t.TempDir(), "tiny.jsonl.gz")
+	writeGzip(t, gz, raw)
+
+	for _, path := range []string{"testdata/tiny.jsonl", gz} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			cs, err := LoadCases(path)
+			require.NoError(t, err)
+			require.Len(t, cs, 2)
+			assert.Equal(t, "t/1", cs[0].ID)
+			assert.Equal(t, engine.SourceCode, cs[0].SourceType)
+			assert.Equal(t, []int{3, 4}, cs[0].GoldLines)
+			assert.Equal(t, "x.go", cs[0].Path)
+			assert.Equal(t, "tiny", cs[0].File)
+			assert.JSONEq(t, `{"note": "hand-made"}`, string(cs[0].Meta))
+			assert.Equal(t, engine.SourceLogs, cs[1].SourceType)
+		})
+	}
+}
+
+func TestLoadCasesRejects(t *testing.T) {
+	tests := []struct {
+		name, content, want string
+	}{
+		{"malformed json", "{\"id\": \n", "bad.jsonl:1"},
+		{"gold outside text", `{"id":"a","source_type":"code","text":"one\ntwo\n","gold_lines":[3]}`, "gold line 3 outside 1..2"},
+		{"bad source type", `{"id":"a","source_type":"video","text":"x","gold_lines":[]}`, `source_type "video"`},
+		{"missing id", `{"source_type":"code","text":"x"}`, "without id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "bad.jsonl")
+			require.NoError(t, os.WriteFile(p, []byte(tt.content), 0o644))
+			_, err := LoadCases(p)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+	_, err := LoadCases(filepath.Join(t.TempDir(), "absent.jsonl"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestDefaultDataDir(t *testing.T) {
+	root := t.TempDir()
+	mod := filepath.Join(root, "main")
+	deep := filepath.Join(mod, "a", "b")
+	require.NoError(t, os.MkdirAll(deep, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module x\n"), 0o644))
+
+	_, err := DefaultDataDir(deep)
+	assert.ErrorIs(t, err, os.ErrNotExist, "no shared/bench yet")
+
+	data := filepath.Join(root, "shared", "bench")
+	require.NoError(t, os.MkdirAll(data, 0o755))
+	got, err := DefaultDataDir(deep)
+	require.NoError(t, err)
+	assert.Equal(t, data, got)
+
+	_, err = DataFiles(data)
+	assert.ErrorIs(t, err, ErrNoCases)
+	writeGzip(t, filepath.Join(data, "b.jsonl.gz"), nil)
+	writeGzip(t, filepath.Join(data, "a.jsonl.gz"), nil)
+	files, err := DataFiles(data)
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(data, "a.jsonl.gz"), filepath.Join(data, "b.jsonl.gz")}, files)
+}
