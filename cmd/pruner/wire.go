@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+	"github.com/mcp-pruner/mcp-pruner/tokenizer"
+)
+
+// engineConfig is what every command that prunes needs: limits, store, tokenizer and the
+// default scorer. Flags win over the MCP_PRUNER_* environment, which wins over defaults.
+type engineConfig struct {
+	maxInputChars int
+	ttl           time.Duration
+	storeBytes    int64
+	encoding      string
+	scorer        string
+	pluginsFile   string
+}
+
+// register adds the engine flags to fs; env values become the flags' defaults so --help shows
+// what is in force. A malformed env value is reported by load, not silently ignored.
+func (c *engineConfig) register(fs *flag.FlagSet) {
+	fs.IntVar(&c.maxInputChars, "max-input-chars", engine.DefaultMaxInputChars, "largest text pruned, in characters; larger input is returned unchanged with warning input_too_large (env MCP_PRUNER_MAX_INPUT_CHARS)")
+	fs.DurationVar(&c.ttl, "ttl", engine.DefaultTTL, "how long a prune_id can be recovered (env MCP_PRUNER_PRUNE_ID_TTL_S, in seconds)")
+	fs.Int64Var(&c.storeBytes, "store-bytes", engine.DefaultStoreBytes, "recovery store cap in bytes; least recently used texts are evicted beyond it (env MCP_PRUNER_STORE_BYTES)")
+	fs.StringVar(&c.encoding, "encoding", tokenizer.CL100K, "tiktoken encoding for token stats: cl100k_base or o200k_base (env MCP_PRUNER_ENCODING)")
+	fs.StringVar(&c.scorer, "scorer", "", "default scorer for requests that name none (default: heuristic; see 'pruner scorers') (env MCP_PRUNER_SCORER)")
+	fs.StringVar(&c.pluginsFile, "plugins", "", "JSON file describing out-of-process scorer plugins (env MCP_PRUNER_PLUGINS)")
+}
+
+// applyEnv reads the MCP_PRUNER_* variables into c; call it before fs.Parse so flags win.
+func (c *engineConfig) applyEnv() error {
+	if v, ok := os.LookupEnv("MCP_PRUNER_MAX_INPUT_CHARS"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return usagef("MCP_PRUNER_MAX_INPUT_CHARS=%q: want a positive integer", v)
+		}
+		c.maxInputChars = n
+	}
+	if v, ok := os.LookupEnv("MCP_PRUNER_PRUNE_ID_TTL_S"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return usagef("MCP_PRUNER_PRUNE_ID_TTL_S=%q: want an integer number of seconds >= 1", v)
+		}
+		c.ttl = time.Duration(n) * time.Second
+	}
+	if v, ok := os.LookupEnv("MCP_PRUNER_STORE_BYTES"); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return usagef("MCP_PRUNER_STORE_BYTES=%q: want a positive integer", v)
+		}
+		c.storeBytes = n
+	}
+	if v, ok := os.LookupEnv("MCP_PRUNER_ENCODING"); ok {
+		c.encoding = v
+	}
+	if v, ok := os.LookupEnv("MCP_PRUNER_SCORER"); ok {
+		c.scorer = v
+	}
+	if v, ok := os.LookupEnv("MCP_PRUNER_PLUGINS"); ok {
+		c.pluginsFile = v
+	}
+	return nil
+}
+
+// validate checks values after flag parsing.
+func (c *engineConfig) validate() error {
+	switch {
+	case c.maxInputChars < 1:
+		return usagef("--max-input-chars must be >= 1, got %d", c.maxInputChars)
+	case c.ttl < time.Second:
+		return usagef("--ttl must be at least 1s, got %s", c.ttl)
+	case c.storeBytes < 1:
+		return usagef("--store-bytes must be >= 1, got %d", c.storeBytes)
+	}
+	return nil
+}
+
+// newRegistry wires every scorer this binary knows into a fresh registry.
+func newRegistry(c *engineConfig) (*engine.Registry, error) {
+	reg := engine.NewRegistry()
+	reg.Register("heuristic", heuristic.New())
+	if c.scorer != "" {
+		reg.SetDefault(c.scorer)
+	}
+	return reg, nil
+}
+
+// built is a ready engine with the pieces commands need to reach directly.
+type built struct {
+	engine *engine.Engine
+	reg    *engine.Registry
+	store  *engine.MemoryStore
+}
+
+// buildEngine validates c and builds the registry, store, tokenizer and engine.
+func buildEngine(ctx context.Context, c *engineConfig) (*built, error) {
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	tok, err := tokenizer.Load(c.encoding)
+	if err != nil {
+		return nil, usagef("--encoding: %v", err)
+	}
+	reg, err := newRegistry(c)
+	if err != nil {
+		return nil, err
+	}
+	if c.scorer != "" {
+		if _, err := reg.Get(ctx, c.scorer); err != nil {
+			return nil, usagef("--scorer: %v", err)
+		}
+	}
+	store := engine.NewMemoryStore(c.ttl, c.storeBytes, nil)
+	eng, err := engine.New(engine.Config{Registry: reg, Store: store, Tokens: tok, MaxInputChars: c.maxInputChars})
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	return &built{engine: eng, reg: reg, store: store}, nil
+}

@@ -1,0 +1,173 @@
+package heuristic
+
+import "math"
+
+// BM25 constants (Robertson's defaults).
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// match is one goal term found in one line, with its count there.
+type match struct {
+	term int32
+	tf   int32
+}
+
+// Analysis is a document scanned against a query: which goal terms each line holds, their
+// rarity in the document, and each line's BM25 relevance. Other scorers (structural, the
+// line-features model) build on it rather than re-implementing the term model.
+type Analysis struct {
+	Query *Query
+	// Lex is each line's BM25 relevance to the goal, unnormalised (0 for no match).
+	Lex []float64
+	// IDF is each goal term's inverse document frequency over the lines (0 if absent).
+	IDF []float64
+	// Length is each line's number of terms.
+	Length []int
+	// Exact marks lines holding a whole multi-part goal identifier.
+	Exact []bool
+
+	matchStart []int32 // matches of line i are matches[matchStart[i]:matchStart[i+1]]
+	matches    []match
+	df         []int32
+	avgLen     float64
+}
+
+// Analyze scans lines against q. It is linear in the input and allocates per line only for
+// lines that hold goal terms.
+func Analyze(lines []string, q *Query) *Analysis {
+	n := len(lines)
+	a := &Analysis{
+		Query:      q,
+		Lex:        make([]float64, n),
+		IDF:        make([]float64, q.Len()),
+		Length:     make([]int, n),
+		Exact:      make([]bool, n),
+		matchStart: make([]int32, n+1),
+		df:         make([]int32, q.Len()),
+	}
+	totalLen, nonBlank := 0, 0
+	var line []match
+	for i, l := range lines {
+		line = line[:0]
+		length := 0
+		exact := false
+		scanTerms(l, func(h termHash, whole bool) {
+			length++
+			t, ok := q.lookup(h)
+			if !ok {
+				return
+			}
+			if whole || q.Terms[t].Exact {
+				exact = exact || q.Terms[t].Exact
+			}
+			for k := range line {
+				if line[k].term == t {
+					line[k].tf++
+					return
+				}
+			}
+			line = append(line, match{term: t, tf: 1})
+		})
+		a.Length[i] = length
+		a.Exact[i] = exact
+		if length > 0 {
+			totalLen += length
+			nonBlank++
+		}
+		for _, m := range line {
+			a.df[m.term]++
+		}
+		a.matches = append(a.matches, line...)
+		a.matchStart[i+1] = int32(len(a.matches))
+	}
+	if nonBlank == 0 {
+		return a
+	}
+	a.avgLen = float64(totalLen) / float64(nonBlank)
+	N := float64(nonBlank)
+	for t, df := range a.df {
+		if df > 0 {
+			a.IDF[t] = math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
+		}
+	}
+	for i := range lines {
+		a.Lex[i] = a.bm25(a.lineMatches(i), float64(a.Length[i]), a.avgLen)
+	}
+	return a
+}
+
+func (a *Analysis) lineMatches(i int) []match { return a.matches[a.matchStart[i]:a.matchStart[i+1]] }
+
+// Terms returns the indexes of the goal terms line i holds.
+func (a *Analysis) Terms(i int) []int {
+	ms := a.lineMatches(i)
+	out := make([]int, len(ms))
+	for k, m := range ms {
+		out[k] = int(m.term)
+	}
+	return out
+}
+
+func (a *Analysis) bm25(ms []match, length, avg float64) float64 {
+	if len(ms) == 0 || avg == 0 {
+		return 0
+	}
+	norm := bm25K1 * (1 - bm25B + bm25B*length/avg)
+	s := 0.0
+	for _, m := range ms {
+		tf := float64(m.tf)
+		s += a.Query.Terms[m.term].Weight * a.IDF[m.term] * tf * (bm25K1 + 1) / (tf + norm)
+	}
+	return s
+}
+
+// SpanScore is the BM25 relevance of lines [start, end) taken as one document, with avgLen
+// the average length (in terms) of the spans it is compared with.
+func (a *Analysis) SpanScore(start, end int, avgLen float64) float64 {
+	tf := map[int32]int32{}
+	length := 0
+	for i := start; i < end; i++ {
+		length += a.Length[i]
+		for _, m := range a.lineMatches(i) {
+			tf[m.term] += m.tf
+		}
+	}
+	if len(tf) == 0 {
+		return 0
+	}
+	ms := make([]match, 0, len(tf))
+	for t, c := range tf {
+		ms = append(ms, match{term: t, tf: c})
+	}
+	return a.bm25(ms, float64(length), avgLen)
+}
+
+// Focus returns the goal terms present in the document, most telling (weight × rarity)
+// first, at most k.
+func (a *Analysis) Focus(k int) []string {
+	type tw struct {
+		t string
+		w float64
+	}
+	var best []tw
+	for t, idf := range a.IDF {
+		if idf > 0 {
+			best = append(best, tw{a.Query.Terms[t].Text, idf * a.Query.Terms[t].Weight})
+		}
+	}
+	for i := 1; i < len(best); i++ {
+		for j := i; j > 0 && (best[j].w > best[j-1].w || (best[j].w == best[j-1].w && best[j].t < best[j-1].t)); j-- {
+			best[j], best[j-1] = best[j-1], best[j]
+		}
+	}
+	out := make([]string, 0, k)
+	for _, b := range best {
+		if len(out) == k {
+			break
+		}
+		out = append(out, b.t)
+	}
+	return out
+}

@@ -1,0 +1,109 @@
+package heuristic
+
+// tree is the indentation structure of a text: the enclosing block of each line, which is
+// what lets relevance reach a whole function (or a documentation entry) rather than one line.
+type tree struct {
+	parent []int32 // enclosing header line, -1 at top level
+	end    []int32 // end (exclusive) of the block a line heads; i+1 for a leaf
+}
+
+func indentOf(l string) (int, bool) {
+	w := 0
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case ' ':
+			w++
+		case '\t':
+			w += 4
+		case '\r', '\f', '\v':
+		default:
+			return w, true
+		}
+	}
+	return 0, false
+}
+
+// closers are lines that end a brace block at the block's own indentation ("}", "end",
+// "})"): they belong to the block they close.
+func isCloser(l string) bool {
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case ' ', '\t', '\r':
+			continue
+		case '}', ')', ']':
+			return true
+		case 'e':
+			return len(l) >= i+3 && l[i:i+3] == "end" && (len(l) == i+3 || !isWordByte(l[i+3]))
+		}
+		return false
+	}
+	return false
+}
+
+func buildTree(lines []string) tree {
+	n := len(lines)
+	t := tree{parent: make([]int32, n), end: make([]int32, n)}
+	type frame struct {
+		line   int32
+		indent int
+	}
+	stack := make([]frame, 0, 32)
+	lastNonBlank := int32(-1)
+	for i, l := range lines {
+		t.end[i] = int32(i + 1)
+		ind, ok := indentOf(l)
+		if !ok { // blank: inside whatever block is open
+			t.parent[i] = -1
+			if len(stack) > 0 {
+				t.parent[i] = stack[len(stack)-1].line
+			}
+			continue
+		}
+		closer := isCloser(l)
+		for len(stack) > 0 && (stack[len(stack)-1].indent > ind || (stack[len(stack)-1].indent == ind && !closer)) {
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			t.end[top.line] = lastNonBlank + 1
+		}
+		if closer && len(stack) > 0 && stack[len(stack)-1].indent == ind {
+			// "}" closes the block whose header has the same indentation.
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			t.parent[i] = top.line
+			t.end[top.line] = int32(i + 1)
+			lastNonBlank = int32(i)
+			if opensBlock(l) { // "} else {": the closer heads the next block
+				stack = append(stack, frame{line: int32(i), indent: ind})
+			}
+			continue
+		}
+		t.parent[i] = -1
+		if len(stack) > 0 {
+			t.parent[i] = stack[len(stack)-1].line
+		}
+		stack = append(stack, frame{line: int32(i), indent: ind})
+		lastNonBlank = int32(i)
+	}
+	for _, f := range stack {
+		t.end[f.line] = lastNonBlank + 1
+	}
+	for i := range t.end {
+		if t.end[i] <= int32(i) {
+			t.end[i] = int32(i + 1)
+		}
+	}
+	return t
+}
+
+func opensBlock(l string) bool {
+	for j := len(l) - 1; j >= 0; j-- {
+		switch l[j] {
+		case ' ', '\t', '\r':
+			continue
+		case '{', ':':
+			return true
+		}
+		return false
+	}
+	return false
+}

@@ -1,0 +1,169 @@
+package heuristic
+
+import (
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Term is one goal term with its weight.
+type Term struct {
+	Text   string
+	Weight float64
+	// Exact marks a whole multi-part identifier from the goal (e.g. "separability_matrix").
+	Exact bool
+	// Code marks a term that appeared as code in the goal (backticks, fences, tracebacks,
+	// identifiers with _ or camelCase, call syntax).
+	Code bool
+}
+
+// Query is a goal analysed into weighted terms. It is immutable and safe to share.
+type Query struct {
+	Terms []Term
+	index map[termHash]int32 // hash of a term or of one of its variants -> index in Terms
+}
+
+var (
+	reFence     = regexp.MustCompile("(?s)```.*?```")
+	reBacktick  = regexp.MustCompile("`[^`\n]+`")
+	reFrame     = regexp.MustCompile(`File "([^"]+)", line \d+, in (\w+)`)
+	reIdent     = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(\()?`)
+	reQuotedMsg = regexp.MustCompile(`"([^"\n]{8,120})"|'([^'\n]{8,120})'`)
+)
+
+// ParseGoal extracts weighted terms from a goal: identifiers split into parts, whole
+// identifiers, words of prose minus stop words, with code-like terms, traceback frames and
+// the goal's first line weighted up, and weights damped by repetition.
+func ParseGoal(goal string) *Query {
+	type acc struct {
+		count  float64
+		weight float64
+		exact  bool
+		code   bool
+	}
+	terms := map[string]*acc{}
+	add := func(t string, w float64, exact, code bool) {
+		if len(t) < 3 || isStopWord(t) || isNumeric(t) {
+			return
+		}
+		a := terms[t]
+		if a == nil {
+			a = &acc{}
+			terms[t] = a
+		}
+		a.count++
+		a.weight = math.Max(a.weight, w)
+		a.exact = a.exact || exact
+		a.code = a.code || code
+	}
+	addIdent := func(id string, w float64, code bool) {
+		call := strings.HasSuffix(id, "(")
+		id = strings.TrimSuffix(id, "(")
+		for _, seg := range strings.Split(id, ".") {
+			parts, joined := identParts(seg)
+			codeLike := code || call || isCodeLike(seg) || strings.Contains(id, ".")
+			bonus := 1.0
+			if codeLike {
+				bonus = 1.6
+			}
+			for _, p := range parts {
+				add(p, w*bonus, false, codeLike)
+			}
+			if len(parts) > 1 {
+				add(joined, w*bonus*1.4, true, true)
+			}
+		}
+	}
+
+	codeSpans := reFence.FindAllString(goal, -1)
+	codeSpans = append(codeSpans, reBacktick.FindAllString(goal, -1)...)
+	for _, span := range codeSpans {
+		for _, id := range reIdent.FindAllString(span, -1) {
+			addIdent(id, 1.3, true)
+		}
+	}
+	for _, m := range reFrame.FindAllStringSubmatch(goal, -1) {
+		addIdent(m[2], 2.0, true)
+		base := m[1][strings.LastIndexAny(m[1], `/\`)+1:]
+		addIdent(strings.TrimSuffix(base, ".py"), 1.2, true)
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(goal), "\n")
+	for _, id := range reIdent.FindAllString(first, -1) {
+		addIdent(id, 1.5, false)
+	}
+	for _, id := range reIdent.FindAllString(goal, -1) {
+		addIdent(id, 1.0, false)
+	}
+	_ = reQuotedMsg
+
+	q := &Query{index: map[termHash]int32{}}
+	for t, a := range terms {
+		// Repetition matters, with diminishing returns; each mention above counted once per
+		// pass, so normalise by the passes that could see it.
+		w := a.weight * (1 + 0.5*math.Log1p(a.count-1))
+		q.Terms = append(q.Terms, Term{Text: t, Weight: w, Exact: a.exact, Code: a.code})
+	}
+	sort.Slice(q.Terms, func(i, j int) bool {
+		if q.Terms[i].Weight != q.Terms[j].Weight {
+			return q.Terms[i].Weight > q.Terms[j].Weight
+		}
+		return q.Terms[i].Text < q.Terms[j].Text
+	})
+	if len(q.Terms) > maxGoalTerms {
+		q.Terms = q.Terms[:maxGoalTerms]
+	}
+	for i, t := range q.Terms {
+		for _, v := range variants(t.Text) {
+			h := hashString(v)
+			if _, taken := q.index[h]; !taken {
+				q.index[h] = int32(i)
+			}
+		}
+	}
+	return q
+}
+
+// maxGoalTerms bounds the work a very long goal (a whole issue with logs) can cause.
+const maxGoalTerms = 256
+
+// Lookup returns the index of the goal term whose hash (or a variant's) is h.
+func (q *Query) lookup(h termHash) (int32, bool) {
+	i, ok := q.index[h]
+	return i, ok
+}
+
+// Len is the number of goal terms.
+func (q *Query) Len() int { return len(q.Terms) }
+
+func isNumeric(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all also am an and any are aren as at be
+because been before being below between both but by can cannot could did didn do does doesn doing don down
+during each either else etc even ever every few for from further get gets got had has hasn have having he her
+here hers him his how however i if in into is isn it its itself just like likely lot made make makes many may
+me might more most much must my myself need needs new no nor not now of off often on once one only or other
+ought our ours out over own per please quite rather really said same see seem seems she should shouldn since
+so some something still such than that the their theirs them then there these they thing things think this
+those though through thus to too try trying two under until up upon us use used uses using very via want wants
+was wasn way we well were weren what when where whether which while who whom why will with within without
+won would wouldn yes yet you your yours also actually already always another anyway around back
+currently expected following instead issue issues problem problems example examples reproduce reproducing
+steps version versions output behavior behaviour result results work works working worked bug bugs fix fixes
+fixed fixing https http www com org github html self cls none true false def return class import from pass
+elif else args kwargs print`) {
+		m[w] = true
+	}
+	return m
+}()
+
+func isStopWord(w string) bool { return stopWords[w] }

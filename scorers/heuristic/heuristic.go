@@ -1,0 +1,155 @@
+// Package heuristic is the default scorer: lexical relevance to the goal (a BM25-like term
+// model over identifier parts, with exact goal identifiers, traceback frames and rarity
+// weighted up), carried to the enclosing indentation block and to neighbouring lines so a kept
+// line keeps its context, plus per-source-type rules (logs: failure lines, their rarity and
+// what leads to them; docs: the entry that matches).
+//
+// It imports engine and the standard library only.
+package heuristic
+
+import (
+	"context"
+	"math"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+)
+
+// Threshold is the default keep threshold. Scores are calibrated so that it means "a line
+// of a block that clearly matches the goal, or a line that matches it itself".
+const Threshold = 0.3
+
+// Scorer is the heuristic scorer. It is stateless and safe for concurrent use.
+type Scorer struct{}
+
+var (
+	_ engine.Scorer    = (*Scorer)(nil)
+	_ engine.Describer = (*Scorer)(nil)
+)
+
+// New returns the heuristic scorer.
+func New() *Scorer { return &Scorer{} }
+
+// Describe implements engine.Describer.
+func (*Scorer) Describe() engine.ScorerInfo {
+	return engine.ScorerInfo{
+		Name:        "heuristic",
+		Description: "lexical relevance (BM25 over identifier parts) spread to blocks and neighbours, with log and docs rules",
+		Where:       "in-process",
+		Threshold:   Threshold,
+	}
+}
+
+// Score implements engine.Scorer.
+func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+	q := ParseGoal(req.Goal)
+	a := Analyze(req.Lines, q)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var scores []float64
+	switch req.SourceType {
+	case engine.SourceLogs:
+		scores = scoreLogs(req.Lines, a)
+	case engine.SourceDocs:
+		scores = scoreStructured(req.Lines, a, docsWeights)
+	default:
+		scores = scoreStructured(req.Lines, a, codeWeights)
+	}
+	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
+}
+
+// weights balance a line's own match against its block's for a source type.
+type weights struct {
+	line, block, parentBlock float64
+	exactBonus               float64
+}
+
+var (
+	codeWeights = weights{line: 0.5, block: 0.5, parentBlock: 0.35, exactBonus: 0.2}
+	docsWeights = weights{line: 0.25, block: 0.75, parentBlock: 0.3, exactBonus: 0.2}
+)
+
+// strongMatch is the raw relevance that counts as a clear match; normalising by at least
+// this keeps a document with only weak matches from scoring them near 1.
+const strongMatch = 8.0
+
+// BlockScores returns, for every line, the BM25 relevance of the indentation block it heads
+// (0 for leaf lines), and the tree's parent of every line.
+func BlockScores(lines []string, a *Analysis) (block []float64, parent []int32) {
+	t := buildTree(lines)
+	n := len(lines)
+	block = make([]float64, n)
+	// Prefix counts of matches let blocks without any goal term be skipped cheaply.
+	hits := make([]int32, n+1)
+	totalLen, blocks := 0, 0
+	for i := 0; i < n; i++ {
+		hits[i+1] = hits[i] + a.matchStart[i+1] - a.matchStart[i]
+		if t.end[i] > int32(i+1) {
+			blocks++
+			for j := i; j < int(t.end[i]); j++ {
+				totalLen += a.Length[j]
+			}
+		}
+	}
+	if blocks == 0 {
+		return block, t.parent
+	}
+	avg := float64(totalLen) / float64(blocks)
+	for i := 0; i < n; i++ {
+		e := int(t.end[i])
+		if e > i+1 && hits[e] > hits[i] {
+			block[i] = a.SpanScore(i, e, avg)
+		}
+	}
+	return block, t.parent
+}
+
+func scoreStructured(lines []string, a *Analysis, w weights) []float64 {
+	n := len(lines)
+	block, parent := BlockScores(lines, a)
+	ctxScore := make([]float64, n)
+	for i := 0; i < n; i++ {
+		c := block[i]
+		if p := parent[i]; p >= 0 {
+			c = math.Max(c, block[p])
+			if gp := parent[p]; gp >= 0 {
+				c = math.Max(c, w.parentBlock/w.block*block[gp])
+			}
+		}
+		ctxScore[i] = c
+	}
+	zl, zc := strongMatch, strongMatch
+	for i := 0; i < n; i++ {
+		zl = math.Max(zl, a.Lex[i])
+		zc = math.Max(zc, ctxScore[i])
+	}
+	out := make([]float64, n)
+	for i := 0; i < n; i++ {
+		s := w.line*a.Lex[i]/zl + w.block*ctxScore[i]/zc
+		if a.Exact[i] {
+			s += w.exactBonus
+		}
+		out[i] = s
+	}
+	return spread(out)
+}
+
+// spread lets relevance reach the neighbouring lines, so a kept line comes with the lines
+// that frame it and selection prefers contiguous runs.
+func spread(s []float64) []float64 {
+	n := len(s)
+	out := make([]float64, n)
+	for i := 0; i < n; i++ {
+		v := s[i]
+		for d, f := range [...]float64{0.7, 0.45} {
+			if j := i - d - 1; j >= 0 {
+				v = math.Max(v, f*s[j])
+			}
+			if j := i + d + 1; j < n {
+				v = math.Max(v, f*s[j])
+			}
+		}
+		out[i] = math.Min(1, v)
+	}
+	return out
+}

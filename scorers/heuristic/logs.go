@@ -1,0 +1,119 @@
+package heuristic
+
+import (
+	"math"
+	"strings"
+)
+
+// failureWords are words that mark a failure in a build or test log, with their strength.
+var failureWords = func() map[termHash]float64 {
+	m := map[termHash]float64{}
+	for w, s := range map[string]float64{
+		"error": 1, "errors": 0.7, "err": 0.8, "fatal": 1, "failed": 1, "failure": 1, "failures": 0.8,
+		"fail": 1, "failing": 0.8, "exception": 1, "traceback": 1, "panic": 1, "panicked": 1,
+		"assertionerror": 1, "assert": 0.5, "expected": 0.4, "undefined": 0.7, "cannot": 0.6, "unable": 0.6,
+		"denied": 0.6, "refused": 0.6, "missing": 0.5, "invalid": 0.5, "abort": 0.7, "aborted": 0.7,
+		"segmentation": 0.9, "killed": 0.6, "timeout": 0.5, "exited": 0.6, "exit": 0.3, "unresolved": 0.7,
+		"broken": 0.5, "npm": 0.1, "warning": 0.15, "deprecated": 0.05, "not": 0.2, "found": 0.2,
+		"stack": 0.4, "caused": 0.6, "errno": 0.8, "syntaxerror": 1, "typeerror": 1, "nameerror": 1,
+		"importerror": 1, "modulenotfounderror": 1, "valueerror": 1, "keyerror": 1, "attributeerror": 1,
+		"nullpointerexception": 1, "compilation": 0.5, "violation": 0.6, "violations": 0.6,
+	} {
+		m[hashString(w)] = s
+	}
+	return m
+}()
+
+// scoreLogs ranks failure lines (weighted by how rare their shape is in the log and by how
+// late they come), the lines right around them, goal matches, and the log's tail.
+func scoreLogs(lines []string, a *Analysis) []float64 {
+	n := len(lines)
+	fail := make([]float64, n)
+	shapes := make(map[uint64]int32, n/4+1)
+	shape := make([]uint64, n)
+	for i, l := range lines {
+		shape[i] = shapeHash(l)
+		shapes[shape[i]]++
+		best, sum := 0.0, 0.0
+		scanTerms(l, func(h termHash, whole bool) {
+			if w, ok := failureWords[h]; ok {
+				best = math.Max(best, w)
+				sum += w
+			}
+		})
+		fail[i] = math.Min(1, best+0.15*(sum-best))
+	}
+	// Rarity: a failure line repeated a hundred times (a warning in every file) says less
+	// than one that appears once.
+	for i := range fail {
+		if fail[i] > 0 {
+			fail[i] /= 1 + 0.5*math.Log(float64(shapes[shape[i]]))
+		}
+	}
+	zl := strongMatch
+	for _, v := range a.Lex {
+		zl = math.Max(zl, v)
+	}
+	// Later failures matter more: the first error is often a tolerated one, the last cluster
+	// is what broke the build.
+	out := make([]float64, n)
+	lastFail := -1
+	for i := n - 1; i >= 0; i-- {
+		if fail[i] >= 0.5 {
+			lastFail = i
+			break
+		}
+	}
+	for i := 0; i < n; i++ {
+		pos := float64(i+1) / float64(n)
+		tail := math.Exp(-float64(n-1-i) / (0.04*float64(n) + 30))
+		nearLast := 0.0
+		if lastFail >= 0 {
+			d := math.Abs(float64(i - lastFail))
+			nearLast = math.Exp(-d / 40)
+		}
+		out[i] = 0.45*fail[i]*(0.5+0.5*pos) + 0.2*a.Lex[i]/zl + 0.2*tail + 0.15*nearLast
+		if isLogNoise(lines[i]) {
+			out[i] *= 0.3
+		}
+	}
+	// What leads to a failure (the command) and what follows it (the trace) comes with it.
+	s := make([]float64, n)
+	for i := 0; i < n; i++ {
+		v := out[i]
+		for d := 1; d <= 3; d++ {
+			if j := i + d; j < n {
+				v = math.Max(v, out[j]*(0.8-0.15*float64(d)))
+			}
+			if j := i - d; j >= 0 {
+				v = math.Max(v, out[j]*(0.85-0.1*float64(d)))
+			}
+		}
+		s[i] = math.Min(1, v)
+	}
+	return s
+}
+
+// shapeHash hashes a line with digits and hex runs dropped, so lines that differ only by
+// timestamps, counters or ids share a shape.
+func shapeHash(l string) uint64 {
+	h := uint64(fnvOffset)
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if (c >= '0' && c <= '9') || c == ' ' || c == '\t' || c == '\r' {
+			continue
+		}
+		h ^= uint64(c)
+		h *= fnvPrime
+	}
+	return h
+}
+
+// isLogNoise recognises progress and download chatter that mentions failure words
+// without being failures.
+func isLogNoise(l string) bool {
+	t := strings.TrimSpace(l)
+	return len(t) == 0 || strings.HasPrefix(t, "Downloading") || strings.HasPrefix(t, "Downloaded") ||
+		strings.HasPrefix(t, "Progress") || strings.Contains(t, "0 errors") || strings.Contains(t, "0 failures") ||
+		strings.Contains(t, "errors: 0") || strings.Contains(t, "Failures: 0, Errors: 0")
+}

@@ -1,0 +1,207 @@
+package heuristic
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A term is a lowercased word: an identifier part (camelCase and snake_case split) or a whole
+// identifier. Terms are compared by a 64-bit FNV-1a hash so lines are scanned without
+// allocating.
+type termHash uint64
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func hashString(s string) termHash {
+	h := uint64(fnvOffset)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return termHash(h)
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 0x80 || (c|0x20 >= 'a' && c|0x20 <= 'z') || (c >= '0' && c <= '9')
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 32
+	}
+	return c
+}
+
+// scanTerms calls emit for every term of s: each identifier part (lowercased, 2+ bytes) and,
+// when the identifier has several parts, the whole identifier lowercased without
+// separators, flagged whole. It allocates nothing.
+func scanTerms(s string, emit func(h termHash, whole bool)) {
+	n := len(s)
+	for i := 0; i < n; {
+		if !isWordByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < n && isWordByte(s[j]) {
+			j++
+		}
+		scanIdent(s[i:j], emit)
+		i = j
+	}
+}
+
+// scanIdent splits one identifier into parts at '_', lower→upper, letter↔digit boundaries
+// and the last capital of an acronym ("HTTPServer" → http, server).
+func scanIdent(id string, emit func(h termHash, whole bool)) {
+	whole := uint64(fnvOffset)
+	part := uint64(fnvOffset)
+	partLen, parts := 0, 0
+	flush := func() {
+		if partLen >= 2 {
+			emit(termHash(part), false)
+			parts++
+		}
+		part, partLen = fnvOffset, 0
+	}
+	for k := 0; k < len(id); k++ {
+		c := id[k]
+		if c == '_' {
+			flush()
+			continue
+		}
+		if k > 0 && partLen > 0 {
+			p := id[k-1]
+			upper := c >= 'A' && c <= 'Z'
+			switch {
+			case upper && p >= 'a' && p <= 'z':
+				flush()
+			case upper && p >= 'A' && p <= 'Z' && k+1 < len(id) && id[k+1] >= 'a' && id[k+1] <= 'z':
+				flush()
+			case (c >= '0' && c <= '9') != (p >= '0' && p <= '9') && p != '_':
+				flush()
+			}
+		}
+		lc := uint64(lower(c))
+		part ^= lc
+		part *= fnvPrime
+		whole ^= lc
+		whole *= fnvPrime
+		partLen++
+	}
+	flush()
+	if parts > 1 {
+		emit(termHash(whole), true)
+	}
+}
+
+// identParts returns the lowercase parts of an identifier and its joined form, for goal
+// analysis (which may allocate: goals are short).
+func identParts(id string) (parts []string, joined string) {
+	var cur strings.Builder
+	var all strings.Builder
+	flush := func() {
+		if cur.Len() >= 2 {
+			parts = append(parts, cur.String())
+		}
+		cur.Reset()
+	}
+	for k := 0; k < len(id); k++ {
+		c := id[k]
+		if c == '_' {
+			flush()
+			continue
+		}
+		if k > 0 && cur.Len() > 0 {
+			p := id[k-1]
+			upper := c >= 'A' && c <= 'Z'
+			switch {
+			case upper && p >= 'a' && p <= 'z':
+				flush()
+			case upper && p >= 'A' && p <= 'Z' && k+1 < len(id) && id[k+1] >= 'a' && id[k+1] <= 'z':
+				flush()
+			case (c >= '0' && c <= '9') != (p >= '0' && p <= '9') && p != '_':
+				flush()
+			}
+		}
+		cur.WriteByte(lower(c))
+		all.WriteByte(lower(c))
+	}
+	flush()
+	return parts, all.String()
+}
+
+// isCodeLike reports whether a goal word looks like an identifier rather than prose.
+func isCodeLike(w string) bool {
+	if strings.ContainsAny(w, "_") {
+		return true
+	}
+	hasLower, hasUpperAfter := false, false
+	for i, r := range w {
+		if unicode.IsLower(r) {
+			hasLower = true
+		}
+		if i > 0 && unicode.IsUpper(r) && hasLower {
+			hasUpperAfter = true
+		}
+	}
+	return hasUpperAfter
+}
+
+// variants returns simple inflections of an English word so "directories" in a page matches
+// "directory" in a goal without stemming every line.
+func variants(w string) []string {
+	out := []string{w}
+	if len(w) < 4 || !isASCIIAlpha(w) {
+		return out
+	}
+	add := func(s string) {
+		if len(s) >= 3 {
+			out = append(out, s)
+		}
+	}
+	switch {
+	case strings.HasSuffix(w, "ies"):
+		add(w[:len(w)-3] + "y")
+	case strings.HasSuffix(w, "ses"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"):
+		add(w[:len(w)-2])
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		add(w[:len(w)-1])
+	case strings.HasSuffix(w, "y"):
+		add(w[:len(w)-1] + "ies")
+		add(w + "s")
+	default:
+		add(w + "s")
+	}
+	if strings.HasSuffix(w, "ing") {
+		add(w[:len(w)-3])
+		add(w[:len(w)-3] + "e")
+	} else if strings.HasSuffix(w, "ed") {
+		add(w[:len(w)-2])
+		add(w[:len(w)-1])
+	} else if !strings.HasSuffix(w, "s") {
+		base := strings.TrimSuffix(w, "e")
+		add(base + "ing")
+		add(base + "ed")
+	}
+	return out
+}
+
+func isASCIIAlpha(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i]|0x20 < 'a' || s[i]|0x20 > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// firstRune is the first rune of s (utf8.RuneError for "").
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
