@@ -102,3 +102,23 @@ func runVersion(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer)
 	_, err := fmt.Fprintf(stdout, "pruner %s\n", version)
 	return err
 }
+
+// parseInterspersed parses flags that may come before or after positional arguments
+// ("pruner prune FILE --goal …"), which the flag package alone stops at.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if rest[0] == "--" {
+			return append(positional, rest[1:]...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}

@@ -2,11 +2,145 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
 )
 
-// runPrune is written next; see the lead's work in progress.
-func runPrune(_ context.Context, _ []string, _ io.Reader, _, _ io.Writer) error {
-	return errors.New("prune: not built yet")
+func runPrune(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("prune", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		cfg        engineConfig
+		goal       = fs.String("goal", "", "what the reader is trying to do (required), e.g. \"why does parse_header fail on empty input\"")
+		sourceType = fs.String("source-type", "", "code, logs or docs (default: guessed from the file name, else code)")
+		def        = engine.DefaultOptions()
+		maxRatio   = fs.Float64("max-prune-ratio", cliMaxPruneRatio, "largest fraction of lines that may be cut (0..1); a hard constraint (the MCP tool's callers set their own)")
+		minKeep    = fs.Int("min-keep-lines", cliMinKeepLines, "fewest lines kept; a hard constraint")
+		timeoutMS  = fs.Int("timeout-ms", def.TimeoutMS, "deadline; past it the text comes back unchanged with warning timeout")
+		annotate   = fs.Bool("annotate-lines", false, "prefix kept lines with their original number, \"N│ \"")
+		markers    = fs.Bool("markers", def.IncludeMarkers, "insert a ⟦PRUNÉ …⟧ marker line for each cut run")
+		threshold  = fs.Float64("threshold", -1, "keep lines scored at or above this (0..1; default: the scorer's own)")
+		budget     = fs.Int("token-budget", 0, "cap the output at this many tokens (best effort against protected lines)")
+		language   = fs.String("language", "", "language hint for code (e.g. go, python); default from the file name")
+		asJSON     = fs.Bool("json", false, "print the prune_text JSON payload (prune_id, pruned_text, annotations, stats, warnings)")
+	)
+	cfg.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: pruner prune [FILE|-] --goal "..." [flags]
+
+Prints FILE (or stdin) cut down to the lines relevant to --goal. Cut runs become one-line
+markers "⟦PRUNÉ: prune_id=… lignes A-B (N) raison=…⟧"; with --json the payload also has the
+annotations, token stats and warnings. Failures (timeout, oversize, scorer error) print the text
+unchanged and say why in the warnings (on stderr without --json).
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := cfg.applyEnv(); err != nil {
+		return err
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if *goal == "" {
+		return usagef("--goal is required")
+	}
+	if len(pos) > 1 {
+		return usagef("at most one FILE, got %d", len(pos))
+	}
+	path := ""
+	if len(pos) == 1 {
+		path = pos[0]
+	}
+	text, err := readInput(path, stdin)
+	if err != nil {
+		return err
+	}
+	st := engine.SourceType(*sourceType)
+	if st == "" {
+		st = guessSourceType(path)
+	}
+	if !st.Valid() {
+		return usagef("--source-type must be code, logs or docs, got %q", *sourceType)
+	}
+	b, err := buildEngine(ctx, &cfg)
+	if err != nil {
+		return err
+	}
+	defer b.reg.Close()
+	req := &engine.Request{
+		Text: text, GoalHint: *goal, SourceType: st, Path: path, Language: *language,
+		Options: engine.Options{
+			MaxPruneRatio: *maxRatio, MinKeepLines: *minKeep, TimeoutMS: *timeoutMS,
+			AnnotateLines: *annotate, IncludeMarkers: *markers,
+		},
+		TokenBudget: *budget,
+	}
+	if *threshold >= 0 {
+		req.Threshold = threshold
+	}
+	res, err := b.engine.Prune(ctx, req)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	if _, err := io.WriteString(stdout, res.PrunedText); err != nil {
+		return err
+	}
+	if !strings.HasSuffix(res.PrunedText, "\n") && res.PrunedText != "" {
+		fmt.Fprintln(stdout)
+	}
+	s := res.Stats
+	fmt.Fprintf(stderr, "pruner: kept %d of %d lines, %d → %d tokens, prune_id %s", s.KeptLines, s.OriginalLines, s.TokensEstBefore, s.TokensEstAfter, res.PruneID)
+	if len(res.Warnings) > 0 {
+		fmt.Fprintf(stderr, ", warnings: %s", strings.Join(res.Warnings, ", "))
+	}
+	fmt.Fprintln(stderr)
+	return nil
+}
+
+// The command line is for a person reading a file for a goal, so it cuts harder than the
+// seed's example options (0.55, 40), which MCP callers pass explicitly anyway.
+const (
+	cliMaxPruneRatio = 0.9
+	cliMinKeepLines  = 20
+)
+
+func readInput(path string, stdin io.Reader) (string, error) {
+	if path == "" || path == "-" {
+		b, err := io.ReadAll(stdin)
+		return string(b), err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// guessSourceType maps a file name to a source type: logs by extension or name, docs for
+// prose formats, code otherwise.
+func guessSourceType(path string) engine.SourceType {
+	base := strings.ToLower(filepath.Base(path))
+	switch ext := filepath.Ext(base); {
+	case ext == ".log" || strings.Contains(base, "log") && (ext == ".txt" || ext == ""):
+		return engine.SourceLogs
+	case ext == ".md" || ext == ".rst" || ext == ".txt" || ext == ".adoc" || ext == ".markdown":
+		return engine.SourceDocs
+	}
+	return engine.SourceCode
 }
