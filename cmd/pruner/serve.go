@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcp-pruner/mcp-pruner/server"
+)
+
+// serveConfig is pruner serve's HTTP configuration. Flags win over the MCP_PRUNER_*
+// environment, which wins over defaults.
+type serveConfig struct {
+	host             string
+	port             int
+	addr             string
+	authToken        string
+	allowedHosts     string
+	allowedOrigins   string
+	maxBodyBytes     int64
+	allowRemoteNoTok bool
+	shutdownTimeout  time.Duration
+	logging          logConfig
+}
+
+func (c *serveConfig) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.host, "host", "127.0.0.1", "interface to listen on (env MCP_PRUNER_HOST); non-loopback needs --auth-token")
+	fs.IntVar(&c.port, "port", 8006, "TCP port; 0 picks a free one, logged as addr=... (env MCP_PRUNER_PORT)")
+	fs.StringVar(&c.addr, "addr", "", "host:port to listen on, overriding --host and --port (e.g. 127.0.0.1:0)")
+	fs.StringVar(&c.authToken, "auth-token", "", "require 'Authorization: Bearer <token>' on every endpoint but GET /health (env MCP_PRUNER_AUTH_TOKEN)")
+	fs.StringVar(&c.allowedHosts, "allowed-hosts", "", "extra Host header names accepted, comma-separated, '*' for any; loopback names and --host are always accepted (env MCP_PRUNER_ALLOWED_HOSTS)")
+	fs.StringVar(&c.allowedOrigins, "allowed-origins", "", "extra browser Origins accepted (scheme://host[:port]), comma-separated, '*' for any (env MCP_PRUNER_ALLOWED_ORIGINS)")
+	fs.Int64Var(&c.maxBodyBytes, "max-body-bytes", 0, "largest HTTP request body; larger ones get input_too_large (default 5 x max-input-chars + 1 MiB) (env MCP_PRUNER_MAX_BODY_BYTES)")
+	fs.BoolVar(&c.allowRemoteNoTok, "allow-remote-without-token", false, "allow a non-loopback --host without --auth-token (anyone who can reach the port can use the server)")
+	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long in-flight requests may take to finish")
+	c.logging.register(fs)
+}
+
+func (c *serveConfig) applyEnv() error {
+	if v, ok := os.LookupEnv("MCP_PRUNER_HOST"); ok {
+		if strings.TrimSpace(v) == "" {
+			return usagef("MCP_PRUNER_HOST is set but empty")
+		}
+		c.host = v
+	}
+	if v, ok := os.LookupEnv("MCP_PRUNER_PORT"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 65535 {
+			return usagef("MCP_PRUNER_PORT=%q: want a port number 0..65535", v)
+		}
+		c.port = n
+	}
+	if v, ok := os.LookupEnv("MCP_PRUNER_AUTH_TOKEN"); ok {
+		c.authToken = v
+	}
+	if v, ok := os.LookupEnv("MCP_PRUNER_ALLOWED_HOSTS"); ok {
+		c.allowedHosts = v
+	}
+	if v, ok := os.LookupEnv("MCP_PRUNER_ALLOWED_ORIGINS"); ok {
+		c.allowedOrigins = v
+	}
+	if v, ok := os.LookupEnv("MCP_PRUNER_MAX_BODY_BYTES"); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return usagef("MCP_PRUNER_MAX_BODY_BYTES=%q: want a positive integer", v)
+		}
+		c.maxBodyBytes = n
+	}
+	return c.logging.applyEnv()
+}
+
+// listenAddr validates the address flags and returns host:port.
+func (c *serveConfig) listenAddr() (string, error) {
+	switch {
+	case c.port < 0 || c.port > 65535:
+		return "", usagef("--port must be 0..65535, got %d", c.port)
+	case c.maxBodyBytes < 0:
+		return "", usagef("--max-body-bytes must be >= 1, got %d", c.maxBodyBytes)
+	case c.shutdownTimeout <= 0:
+		return "", usagef("--shutdown-timeout must be positive, got %s", c.shutdownTimeout)
+	}
+	if c.addr != "" {
+		host, port, err := net.SplitHostPort(c.addr)
+		if err != nil {
+			return "", usagef("--addr %q: want host:port (e.g. 127.0.0.1:0)", c.addr)
+		}
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return "", usagef("--addr %q: bad port", c.addr)
+		}
+		c.host = host
+		return c.addr, nil
+	}
+	return net.JoinHostPort(c.host, strconv.Itoa(c.port)), nil
+}
+
+// isLoopback reports whether host only accepts connections from this machine.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		ecfg engineConfig
+		scfg serveConfig
+	)
+	ecfg.register(fs)
+	scfg.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: pruner serve [flags]
+
+Serves the prune_text, recover_text and health tools over HTTP:
+  POST /rpc     JSON-RPC 2.0 (seed contract; plain curl works, no handshake needed)
+  POST /mcp     MCP Streamable HTTP (for MCP clients and inspectors)
+  POST /prune   SWE-Pruner's API {query, code, threshold?}
+  GET  /health  status (seed fields plus SWE-Pruner's status/model_loaded)
+Logs go to stderr; the first one says addr=HOST:PORT. SIGINT/SIGTERM finish in-flight requests.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := ecfg.applyEnv(); err != nil {
+		return err
+	}
+	if err := scfg.applyEnv(); err != nil {
+		return err
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %q", fs.Args())
+	}
+	addr, err := scfg.listenAddr()
+	if err != nil {
+		return err
+	}
+	if !isLoopback(scfg.host) && scfg.authToken == "" && !scfg.allowRemoteNoTok {
+		return usagef("refusing to listen on non-loopback host %q without --auth-token (or MCP_PRUNER_AUTH_TOKEN); pass --allow-remote-without-token to do it anyway", scfg.host)
+	}
+	logger, err := scfg.logging.logger(stderr)
+	if err != nil {
+		return err
+	}
+	b, err := buildEngine(ctx, &ecfg)
+	if err != nil {
+		return err
+	}
+	defer b.reg.Close()
+
+	hosts := append([]string{}, server.LoopbackHosts...)
+	if h := strings.Trim(scfg.host, "[]"); h != "" && h != "0.0.0.0" && h != "::" {
+		hosts = append(hosts, h)
+	}
+	hosts = append(hosts, splitList(scfg.allowedHosts)...)
+	srv, err := server.New(server.Config{
+		Engine: b.engine, Version: version, Logger: logger,
+		AllowedHosts: hosts, AllowedOrigins: splitList(scfg.allowedOrigins),
+		AuthToken: scfg.authToken, MaxBodyBytes: scfg.maxBodyBytes, ShutdownTimeout: scfg.shutdownTimeout,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	return srv.Serve(ctx, ln)
+}
+
+// logConfig selects the structured log level and format; logs always go to stderr.
+type logConfig struct {
+	level  string
+	format string
+}
+
+func (c *logConfig) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.level, "log-level", "info", "debug, info, warn or error; debug adds one line per HTTP request (env MCP_PRUNER_LOG_LEVEL)")
+	fs.StringVar(&c.format, "log-format", "text", "text or json (env MCP_PRUNER_LOG_FORMAT)")
+}
+
+func (c *logConfig) applyEnv() error {
+	if v, ok := os.LookupEnv("MCP_PRUNER_LOG_LEVEL"); ok {
+		c.level = v
+	}
+	if v, ok := os.LookupEnv("MCP_PRUNER_LOG_FORMAT"); ok {
+		c.format = v
+	}
+	return nil
+}
+
+func (c *logConfig) logger(w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.level)); err != nil {
+		return nil, usagef("--log-level %q: want debug, info, warn or error", c.level)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch c.format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	default:
+		return nil, usagef("--log-format %q: want text or json", c.format)
+	}
+}

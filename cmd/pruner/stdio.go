@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/mcp-pruner/mcp-pruner/server"
+)
+
+// runStdio serves MCP over stdin/stdout. stdout carries protocol messages only; every log
+// line goes to stderr.
+func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("stdio", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		ecfg    engineConfig
+		logging logConfig
+	)
+	ecfg.register(fs)
+	logging.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: pruner stdio [flags]
+
+Serves the prune_text, recover_text and health tools as an MCP server over stdin/stdout
+(newline-delimited JSON-RPC), for IDE agents that launch their servers as subprocesses.
+Logs go to stderr.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := ecfg.applyEnv(); err != nil {
+		return err
+	}
+	if err := logging.applyEnv(); err != nil {
+		return err
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %q", fs.Args())
+	}
+	logger, err := logging.logger(stderr)
+	if err != nil {
+		return err
+	}
+	b, err := buildEngine(ctx, &ecfg)
+	if err != nil {
+		return err
+	}
+	defer b.reg.Close()
+	srv, err := server.New(server.Config{Engine: b.engine, Version: version, Logger: logger})
+	if err != nil {
+		return err
+	}
+	return srv.RunStdio(ctx, stdin, stdout)
+}

@@ -1,0 +1,82 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// newMCPServer builds the go-sdk server that /mcp and stdio share. Tools are added with raw
+// schemas and handlers so the definitions, validation and error codes are exactly those of
+// /rpc.
+func (s *Server) newMCPServer(transport string) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: s.version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       s.log.With("component", "mcp-sdk", "transport", transport),
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	for _, t := range s.tools.list {
+		name := t.Name
+		srv.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Schema},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				if requestID(ctx) == "" {
+					ctx = withRequestID(ctx, s.ids.next())
+				}
+				payload, err := s.tools.call(ctx, transport, name, req.Params.Arguments)
+				if err != nil {
+					return nil, toWireError(err)
+				}
+				return &mcp.CallToolResult{
+					Content:           []mcp.Content{&mcp.TextContent{Text: string(payload)}},
+					StructuredContent: payload,
+				}, nil
+			})
+	}
+	// recover_range is callable but not listed: rename it before the SDK looks the tool up.
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && call.Params.Name == ToolRecoverAlias {
+				call.Params.Name = ToolRecover
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return srv
+}
+
+const instructions = "mcp-pruner cuts long tool output, files and logs down to the lines relevant to a goal. " +
+	"Call prune_text with the text and your goal; cut runs are marked ⟦PRUNÉ: prune_id=… lignes A-B …⟧. " +
+	"If you need cut lines, call recover_text with the prune_id and the line ranges from the marker."
+
+// toWireError converts a tool error to the SDK's JSON-RPC error so -32004/-32005/-32602 and
+// their data reach MCP clients unchanged.
+func toWireError(err error) error {
+	re := toRPCError(err)
+	we := &jsonrpc.Error{Code: re.Code, Message: re.Message}
+	if re.Data != nil {
+		if b, err := encodeJSON(re.Data); err == nil {
+			we.Data = json.RawMessage(b)
+		}
+	}
+	return we
+}
+
+// RunStdio serves MCP over r and w (newline-delimited JSON-RPC) until the client disconnects
+// or ctx is cancelled. Nothing but protocol messages is written to w.
+func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	srv := s.newMCPServer("stdio")
+	t := &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}, MaxLineLength: int(s.maxBody)}
+	s.log.Info("serving MCP over stdio", "version", s.version)
+	err := srv.Run(ctx, t)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,285 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+)
+
+// DefaultProtocolVersion is what initialize answers when the client names no version.
+const DefaultProtocolVersion = "2025-06-18"
+
+// maxBatch bounds the entries of one JSON-RPC batch.
+const maxBatch = 64
+
+// rpcResponse is one JSON-RPC answer. ID is the request's id bytes, verbatim, or null.
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+// toolResult is an MCP CallToolResult holding the payload as text and as structured content.
+type toolResult struct {
+	Content           []textContent   `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+}
+
+type textContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+func newToolResult(payload json.RawMessage) *toolResult {
+	return &toolResult{Content: []textContent{{Type: "text", Text: string(payload)}}, StructuredContent: payload}
+}
+
+// legacyResult answers the direct methods (health, prune_text, recover_text, recover_range):
+// the payload's own fields, so result.status or result.prune_id work, plus the tool result's
+// content, so result.content[0].text works too.
+func legacyResult(payload json.RawMessage) (json.RawMessage, error) {
+	content, err := encodeJSON(newToolResult(payload).Content)
+	if err != nil {
+		return nil, err
+	}
+	p := bytes.TrimSpace(payload)
+	if len(p) < 2 || p[0] != '{' {
+		return nil, errors.New("payload is not an object")
+	}
+	var b bytes.Buffer
+	b.Write(p[:len(p)-1])
+	if len(bytes.TrimSpace(p[1:len(p)-1])) > 0 {
+		b.WriteByte(',')
+	}
+	b.WriteString(`"content":`)
+	b.Write(content)
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// rpcHandler serves POST /rpc: JSON-RPC 2.0 with the rules of CONTRACT-NOTES.md. Every
+// answer is HTTP 200, errors included; notifications get 202 and no body.
+type rpcHandler struct {
+	s *Server
+}
+
+func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "POST a JSON-RPC 2.0 request to /rpc", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.s.maxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeJSON(w, http.StatusOK, &rpcResponse{JSONRPC: "2.0", ID: nullID, Error: &rpcError{
+				Code: codeInvalidRequest, Message: "input_too_large",
+				Data: map[string]any{"code": "input_too_large", "max_body_bytes": mbe.Limit},
+			}})
+			return
+		}
+		writeJSON(w, http.StatusOK, &rpcResponse{JSONRPC: "2.0", ID: nullID, Error: &rpcError{Code: codeParse, Message: "parse error: reading body: " + err.Error()}})
+		return
+	}
+	ctx := r.Context()
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		h.serveBatch(ctx, w, trimmed)
+		return
+	}
+	resp := h.handleOne(withRequestID(ctx, requestID(ctx)), trimmed)
+	if resp == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (h *rpcHandler) serveBatch(ctx context.Context, w http.ResponseWriter, body []byte) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(body, &items); err != nil {
+		writeJSON(w, http.StatusOK, parseError(err))
+		return
+	}
+	switch {
+	case len(items) == 0:
+		writeJSON(w, http.StatusOK, &rpcResponse{JSONRPC: "2.0", ID: nullID, Error: &rpcError{Code: codeInvalidRequest, Message: "invalid request: empty batch"}})
+		return
+	case len(items) > maxBatch:
+		writeJSON(w, http.StatusOK, &rpcResponse{JSONRPC: "2.0", ID: nullID, Error: &rpcError{
+			Code: codeInvalidRequest, Message: "invalid request: batch of " + strconv.Itoa(len(items)) + " entries, at most " + strconv.Itoa(maxBatch) + " allowed"}})
+		return
+	}
+	var out []*rpcResponse
+	base := requestID(ctx)
+	for i, item := range items {
+		if resp := h.handleOne(withRequestID(ctx, base+"."+strconv.Itoa(i)), item); resp != nil {
+			out = append(out, resp)
+		}
+	}
+	if len(out) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+var nullID = json.RawMessage("null")
+
+func parseError(err error) *rpcResponse {
+	return &rpcResponse{JSONRPC: "2.0", ID: nullID, Error: &rpcError{Code: codeParse, Message: "parse error: " + err.Error()}}
+}
+
+// handleOne answers one JSON-RPC message; nil means it was a notification.
+func (h *rpcHandler) handleOne(ctx context.Context, msg []byte) *rpcResponse {
+	if !json.Valid(msg) {
+		var v any
+		err := json.Unmarshal(msg, &v)
+		if err == nil {
+			err = errors.New("invalid JSON")
+		}
+		return parseError(err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(msg, &fields); err != nil {
+		return invalidRequest(nullID, "request must be a JSON object")
+	}
+	id, hasID := fields["id"]
+	if hasID && !validID(id) {
+		return invalidRequest(nullID, "id must be a string, a number or null")
+	}
+	if !hasID {
+		id = nullID
+	}
+	if v, ok := fields["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
+		return invalidRequest(id, `jsonrpc must be "2.0"`)
+	}
+	var method string
+	if raw, ok := fields["method"]; !ok || json.Unmarshal(raw, &method) != nil || !isJSONString(raw) {
+		return invalidRequest(id, "method must be a string")
+	}
+	result, err := h.dispatch(ctx, method, fields["params"], hasID)
+	if !hasID {
+		return nil // a notification: no answer, even on error
+	}
+	if err != nil {
+		return &rpcResponse{JSONRPC: "2.0", ID: id, Error: toRPCError(err)}
+	}
+	return &rpcResponse{JSONRPC: "2.0", ID: id, Result: result}
+}
+
+func invalidRequest(id json.RawMessage, why string) *rpcResponse {
+	return &rpcResponse{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: codeInvalidRequest, Message: "invalid request: " + why}}
+}
+
+func validID(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return false
+	}
+	switch c := raw[0]; {
+	case c == '"', c == '-', c >= '0' && c <= '9':
+		return true
+	default:
+		return string(raw) == "null"
+	}
+}
+
+func isJSONString(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '"'
+}
+
+// callParams are tools/call's params.
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+var callParamsSchema = &Schema{
+	Type: "object",
+	Properties: map[string]*Schema{
+		"name":      {Type: "string"},
+		"arguments": {Type: "object"},
+		"_meta":     {Type: "object"},
+	},
+	Required: []string{"name"},
+}
+
+// initializeParams are the parts of initialize's params the server reads.
+type initializeParams struct {
+	ProtocolVersion string `json:"protocolVersion"`
+}
+
+var initializeSchema = &Schema{
+	Type:       "object",
+	Properties: map[string]*Schema{"protocolVersion": {Type: "string"}},
+}
+
+// emptyParamsSchema accepts any object (list methods take an optional cursor).
+var emptyParamsSchema = &Schema{Type: "object"}
+
+func (h *rpcHandler) dispatch(ctx context.Context, method string, params json.RawMessage, hasID bool) (any, error) {
+	tools := h.s.tools
+	switch method {
+	case "initialize":
+		var p initializeParams
+		if err := decodeArgs(initializeSchema, params, &p); err != nil {
+			return nil, err
+		}
+		return h.s.initializeResult(p.ProtocolVersion), nil
+	case "notifications/initialized":
+		return map[string]bool{"ok": true}, nil
+	case "ping":
+		return struct{}{}, nil
+	case "tools/list":
+		if err := emptyParamsSchema.validate(params); err != nil {
+			return nil, err
+		}
+		return h.s.listTools(), nil
+	case "tools/call":
+		var p callParams
+		if err := decodeArgs(callParamsSchema, params, &p); err != nil {
+			return nil, err
+		}
+		payload, err := tools.call(ctx, "rpc", p.Name, p.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		return newToolResult(payload), nil
+	case "resources/list":
+		return map[string][]struct{}{"resources": {}}, nil
+	case "resources/templates/list":
+		return map[string][]struct{}{"resourceTemplates": {}}, nil
+	case "prompts/list":
+		return map[string][]struct{}{"prompts": {}}, nil
+	case ToolHealth, ToolPrune, ToolRecover, ToolRecoverAlias:
+		payload, err := tools.call(ctx, "rpc-legacy", method, params)
+		if err != nil {
+			return nil, err
+		}
+		return legacyResult(payload)
+	}
+	if !hasID {
+		return nil, nil // unknown notifications (notifications/cancelled, ...) are ignored
+	}
+	return nil, &rpcError{Code: codeMethodNotFound, Message: "method not found: " + method, Data: map[string]string{"method": method}}
+}
+
+// writeJSON writes v as UTF-8 JSON without HTML escaping.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := encodeJSON(v)
+	if err != nil {
+		http.Error(w, "encoding response: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}

@@ -1,0 +1,228 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+)
+
+// Schema is the subset of JSON Schema the tools use. It is both what tools/list serves and
+// what arguments are validated against, so the published schema and the server's behaviour
+// cannot drift apart.
+type Schema struct {
+	Type                 string             `json:"type"`
+	Description          string             `json:"description,omitempty"`
+	Properties           map[string]*Schema `json:"properties,omitempty"`
+	Items                *Schema            `json:"items,omitempty"`
+	Required             []string           `json:"required,omitempty"`
+	Enum                 []string           `json:"enum,omitempty"`
+	Minimum              *float64           `json:"minimum,omitempty"`
+	Maximum              *float64           `json:"maximum,omitempty"`
+	AdditionalProperties *bool              `json:"additionalProperties,omitempty"`
+
+	// engineBounds marks Minimum/Maximum as checked by the engine with a domain error
+	// (recovery ranges answer -32005 invalid_range, as the reference does), not here.
+	engineBounds bool
+}
+
+func num(f float64) *float64 { return &f }
+func boolp(b bool) *bool     { return &b }
+
+// errNotObject is returned when tool arguments are not a JSON object.
+var errNotObject = &engine.FieldError{Field: "arguments", Problem: "must be a JSON object"}
+
+// validate checks raw against s and returns a *engine.FieldError naming the first offending
+// field (in a stable order: missing required fields, unknown fields, then each property by
+// name). Empty raw is treated as {}.
+func (s *Schema) validate(raw []byte) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return &engine.FieldError{Field: "arguments", Problem: "is not valid JSON: " + err.Error()}
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return errNotObject
+	}
+	return s.check("", v)
+}
+
+func (s *Schema) check(path string, v any) error {
+	switch s.Type {
+	case "object":
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return fieldErr(path, "must be an object")
+		}
+		for _, name := range s.Required {
+			if _, ok := obj[name]; !ok {
+				return fieldErr(join(path, name), "is required")
+			}
+		}
+		names := make([]string, 0, len(obj))
+		for name := range obj {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		if s.AdditionalProperties != nil && !*s.AdditionalProperties {
+			for _, name := range names {
+				if _, ok := s.Properties[name]; !ok {
+					return fieldErr(join(path, name), "is not a known field ("+known(s)+")")
+				}
+			}
+		}
+		for _, name := range names {
+			if p, ok := s.Properties[name]; ok {
+				if err := p.check(join(path, name), obj[name]); err != nil {
+					return err
+				}
+			}
+		}
+	case "array":
+		arr, ok := v.([]any)
+		if !ok {
+			return fieldErr(path, "must be an array")
+		}
+		for i, item := range arr {
+			if err := s.Items.check(path+"["+strconv.Itoa(i)+"]", item); err != nil {
+				return err
+			}
+		}
+	case "string":
+		str, ok := v.(string)
+		if !ok {
+			return fieldErr(path, "must be a string")
+		}
+		if len(s.Enum) > 0 && !contains(s.Enum, str) {
+			return fieldErr(path, "must be one of "+quoteAll(s.Enum))
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return fieldErr(path, "must be a boolean")
+		}
+	case "integer":
+		n, ok := v.(json.Number)
+		if !ok {
+			return fieldErr(path, "must be an integer")
+		}
+		i, err := n.Int64()
+		if err != nil {
+			return fieldErr(path, "must be an integer")
+		}
+		return s.checkBounds(path, float64(i), "an integer")
+	case "number":
+		n, ok := v.(json.Number)
+		if !ok {
+			return fieldErr(path, "must be a number")
+		}
+		f, err := n.Float64()
+		if err != nil {
+			return fieldErr(path, "must be a finite number")
+		}
+		return s.checkBounds(path, f, "a number")
+	default:
+		return fmt.Errorf("schema at %q: unsupported type %q", path, s.Type)
+	}
+	return nil
+}
+
+func (s *Schema) checkBounds(path string, f float64, what string) error {
+	if s.engineBounds {
+		return nil
+	}
+	lo, hi := s.Minimum, s.Maximum
+	switch {
+	case lo != nil && hi != nil && (f < *lo || f > *hi):
+		return fieldErr(path, fmt.Sprintf("must be %s between %s and %s", what, fmtNum(*lo), fmtNum(*hi)))
+	case lo != nil && f < *lo:
+		return fieldErr(path, fmt.Sprintf("must be %s >= %s", what, fmtNum(*lo)))
+	case hi != nil && f > *hi:
+		return fieldErr(path, fmt.Sprintf("must be %s <= %s", what, fmtNum(*hi)))
+	}
+	return nil
+}
+
+// decodeArgs validates raw against s, then decodes it into dst (a typed arguments struct).
+func decodeArgs(s *Schema, raw []byte, dst any) error {
+	if err := s.validate(raw); err != nil {
+		return err
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		// Unreachable when the struct matches the schema (a test checks they agree).
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fieldErr(te.Field, "must be "+te.Type.String())
+		}
+		return &engine.FieldError{Field: "arguments", Problem: err.Error()}
+	}
+	return nil
+}
+
+func fieldErr(path, problem string) error {
+	if path == "" {
+		path = "arguments"
+	}
+	return &engine.FieldError{Field: path, Problem: problem}
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func known(s *Schema) string {
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return "known: " + strings.Join(names, ", ")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteAll(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}
+
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// MarshalJSON always writes "properties" for an object schema (some clients require it,
+// even when empty).
+func (s *Schema) MarshalJSON() ([]byte, error) {
+	type plain Schema
+	if s.Type == "object" && len(s.Properties) == 0 {
+		return json.Marshal(struct {
+			*plain
+			Properties map[string]*Schema `json:"properties"`
+		}{(*plain)(s), map[string]*Schema{}})
+	}
+	return json.Marshal((*plain)(s))
+}

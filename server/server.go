@@ -1,0 +1,243 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Config configures a Server. Engine is required; everything else has a safe default.
+type Config struct {
+	Engine  *engine.Engine
+	Version string
+	// Logger receives structured logs; nil discards them.
+	Logger *slog.Logger
+	// AllowedHosts are the Host header names (without port) HTTP requests may carry, against
+	// DNS rebinding. "*" allows any. Nil means the loopback names only.
+	AllowedHosts []string
+	// AllowedOrigins are extra browser origins (scheme://host[:port]) allowed besides origins
+	// whose host is an allowed host. "*" allows any.
+	AllowedOrigins []string
+	// AuthToken, when set, is required as "Authorization: Bearer <token>" on every HTTP
+	// endpoint except GET /health.
+	AuthToken string
+	// MaxBodyBytes bounds HTTP request bodies and stdio frames; 0 means DefaultMaxBodyBytes(engine).
+	MaxBodyBytes int64
+	// ShutdownTimeout bounds how long Serve waits for in-flight requests; 0 means 10s.
+	ShutdownTimeout time.Duration
+	// Now is the clock for health timestamps; nil means time.Now.
+	Now func() time.Time
+}
+
+// DefaultMaxBodyBytes is the default body limit: room for a text at the engine's character
+// limit even if every character took 4 bytes, plus escaping and the envelope.
+func DefaultMaxBodyBytes(maxInputChars int) int64 {
+	return int64(maxInputChars)*5 + 1<<20
+}
+
+// Server serves the tools over every transport.
+type Server struct {
+	tools           *toolset
+	version         string
+	log             *slog.Logger
+	ids             *idSource
+	maxBody         int64
+	authToken       string
+	hosts           map[string]bool
+	anyHost         bool
+	origins         map[string]bool
+	anyOrigin       bool
+	shutdownTimeout time.Duration
+	mcpHTTP         *mcp.Server
+
+	inflightMu sync.Mutex
+	inflight   int
+	idle       *sync.Cond
+}
+
+// LoopbackHosts are the Host names allowed by default.
+var LoopbackHosts = []string{"localhost", "127.0.0.1", "::1"}
+
+// New returns a server for cfg.
+func New(cfg Config) (*Server, error) {
+	if cfg.Engine == nil {
+		return nil, errors.New("server: Engine is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes(cfg.Engine.MaxInputChars())
+	}
+	if cfg.MaxBodyBytes < 0 {
+		return nil, fmt.Errorf("server: MaxBodyBytes must be positive, got %d", cfg.MaxBodyBytes)
+	}
+	if cfg.ShutdownTimeout == 0 {
+		cfg.ShutdownTimeout = 10 * time.Second
+	}
+	if cfg.AllowedHosts == nil {
+		cfg.AllowedHosts = LoopbackHosts
+	}
+	s := &Server{
+		version: cfg.Version, log: cfg.Logger, ids: newIDSource(), maxBody: cfg.MaxBodyBytes,
+		authToken: cfg.AuthToken, hosts: map[string]bool{}, origins: map[string]bool{},
+		shutdownTimeout: cfg.ShutdownTimeout,
+	}
+	s.idle = sync.NewCond(&s.inflightMu)
+	for _, h := range cfg.AllowedHosts {
+		if h == "*" {
+			s.anyHost = true
+		}
+		s.hosts[normHost(h)] = true
+	}
+	for _, o := range cfg.AllowedOrigins {
+		if o == "*" {
+			s.anyOrigin = true
+		}
+		s.origins[normOrigin(o)] = true
+	}
+	s.tools = newToolset(cfg.Engine, cfg.Version, cfg.Now, cfg.Logger)
+	s.mcpHTTP = s.newMCPServer("mcp")
+	return s, nil
+}
+
+// toolInfo is one tools/list entry.
+type toolInfo struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	InputSchema *Schema `json:"inputSchema"`
+}
+
+func (s *Server) listTools() map[string][]toolInfo {
+	out := make([]toolInfo, 0, len(s.tools.list))
+	for _, t := range s.tools.list {
+		out = append(out, toolInfo{Name: t.Name, Description: t.Description, InputSchema: t.Schema})
+	}
+	return map[string][]toolInfo{"tools": out}
+}
+
+type initializeResult struct {
+	ProtocolVersion string         `json:"protocolVersion"`
+	Capabilities    map[string]any `json:"capabilities"`
+	ServerInfo      map[string]any `json:"serverInfo"`
+	Instructions    string         `json:"instructions"`
+}
+
+func (s *Server) initializeResult(clientVersion string) *initializeResult {
+	v := clientVersion
+	if v == "" {
+		v = DefaultProtocolVersion
+	}
+	return &initializeResult{
+		ProtocolVersion: v,
+		Capabilities: map[string]any{
+			"tools":     map[string]bool{"listChanged": false},
+			"resources": map[string]bool{"listChanged": false, "subscribe": false},
+			"prompts":   map[string]bool{"listChanged": false},
+		},
+		ServerInfo:   map[string]any{"name": ServerName, "version": s.version},
+		Instructions: instructions,
+	}
+}
+
+// Handler returns the HTTP handler: /rpc, /mcp, /prune and /health behind the Host/Origin
+// guard, the bearer token check, request ids and access logs.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/rpc", &rpcHandler{s: s})
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcpHTTP }, &mcp.StreamableHTTPOptions{
+		Logger:                     s.log.With("component", "mcp-sdk"),
+		MaxRequestBodyBytes:        s.maxBody,
+		SessionTimeout:             30 * time.Minute,
+		DisableLocalhostProtection: true, // the guard below checks Host and Origin on every endpoint
+	})
+	mux.Handle("/mcp", s.trackInflight(mcpHandler))
+	mux.HandleFunc("POST /prune", s.servePrune)
+	mux.HandleFunc("GET /health", s.serveHealth)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found", "endpoints": "POST /rpc, POST /mcp, POST /prune, GET /health"})
+	})
+	return s.guard(mux)
+}
+
+// trackInflight counts /mcp POSTs so shutdown can let them finish before it closes the MCP
+// sessions (whose open GET streams would otherwise hold Shutdown until its timeout).
+func (s *Server) trackInflight(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		s.inflightMu.Lock()
+		s.inflight++
+		s.inflightMu.Unlock()
+		defer func() {
+			s.inflightMu.Lock()
+			s.inflight--
+			if s.inflight == 0 {
+				s.idle.Broadcast()
+			}
+			s.inflightMu.Unlock()
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) waitIdle() {
+	s.inflightMu.Lock()
+	defer s.inflightMu.Unlock()
+	for s.inflight > 0 {
+		s.idle.Wait()
+	}
+}
+
+// Serve serves HTTP on ln until ctx is cancelled, then stops accepting, lets in-flight
+// requests finish (up to the shutdown timeout) and returns.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	hs.RegisterOnShutdown(func() {
+		s.waitIdle()
+		for ss := range s.mcpHTTP.Sessions() {
+			ss.Close()
+		}
+	})
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	s.log.Info("listening", "addr", ln.Addr().String(), "version", s.version,
+		"endpoints", "POST /rpc, POST /mcp, POST /prune, GET /health")
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down: finishing in-flight requests", "timeout", s.shutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.shutdownTimeout)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	<-errc
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	s.log.Info("stopped")
+	return nil
+}
