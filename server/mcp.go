@@ -22,9 +22,9 @@ func (s *Server) newMCPServer(transport string) *mcp.Server {
 		name := t.Name
 		srv.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.Schema},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				if requestID(ctx) == "" {
-					ctx = withRequestID(ctx, s.ids.next())
-				}
+				// The SDK's ctx outlives one HTTP request (it may carry the session's first
+				// id), so every call gets its own.
+				ctx = withRequestID(ctx, s.ids.next())
 				payload, err := s.tools.call(ctx, transport, name, req.Params.Arguments)
 				if err != nil {
 					return nil, toWireError(err)
