@@ -1,8 +1,17 @@
-// Package tokenizer counts tiktoken tokens (cl100k_base, o200k_base) exactly and offline.
+// Package tokenizer counts tiktoken tokens (cl100k_base, o200k_base) exactly, fast and
+// offline.
 //
-// It is a leaf package: it imports the tiktoken libraries and the standard library only.
-// Encodings come from github.com/pkoukk/tiktoken-go-loader's embedded files, so no
-// network access is ever attempted.
+// It is a leaf package: it imports the standard library and the offline rank files
+// of github.com/pkoukk/tiktoken-go-loader only, so no network access is ever
+// attempted. Counts equal len(tiktoken-go's EncodeOrdinary(s)) for every string:
+// special tokens are ordinary text, and invalid UTF-8 is counted as tiktoken-go
+// counts it, each invalid byte standing for U+FFFD.
+//
+// Speed comes from three layers: a hand-written pre-tokenizer equivalent to the
+// encodings' split patterns (split.go), byte-pair merging with a cache for pieces
+// that are not single tokens (bpe.go), and a cache of whole segments: text is cut
+// where the split patterns cannot join what precedes and what follows (segment.go),
+// so re-counting known lines or files is a hash lookup per line.
 package tokenizer
 
 import (
@@ -10,7 +19,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/pkoukk/tiktoken-go"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
 
@@ -23,45 +31,105 @@ const (
 // ErrUnknownEncoding is returned by Load for an encoding name it does not support.
 var ErrUnknownEncoding = errors.New("unknown encoding")
 
+// Cache budgets per encoder: segments (lines, mostly) and merged pieces.
+const (
+	segmentCacheBytes = 32 << 20
+	pieceCacheBytes   = 4 << 20
+	// minCachedPiece is the shortest piece worth a cache lookup rather than a merge.
+	minCachedPiece = 4
+)
+
 // Encoder counts tokens for one encoding. It is safe for concurrent use.
 type Encoder struct {
-	name string
-	tk   *tiktoken.Tiktoken
+	name   string
+	o200k  bool
+	ranks  map[string]int
+	tab    *[0x10000]uint8
+	segs   *countCache
+	pieces *countCache
 }
 
 var (
-	loaderOnce sync.Once
-	encMu      sync.Mutex
-	encoders   = map[string]*Encoder{}
+	loadCL100K = sync.OnceValues(func() (*Encoder, error) { return newEncoder(CL100K, false) })
+	loadO200K  = sync.OnceValues(func() (*Encoder, error) { return newEncoder(O200K, true) })
 )
 
-// Load returns the shared encoder for name, loading it on first use.
+// Load returns the shared encoder for name, loading its ranks on first use (tens of
+// megabytes per encoding, so only the encodings in use are loaded).
 func Load(name string) (*Encoder, error) {
-	if name != CL100K && name != O200K {
-		return nil, fmt.Errorf("tokenizer %q: %w", name, ErrUnknownEncoding)
+	switch name {
+	case CL100K:
+		return loadCL100K()
+	case O200K:
+		return loadO200K()
 	}
-	loaderOnce.Do(func() { tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader()) })
-	encMu.Lock()
-	defer encMu.Unlock()
-	if e, ok := encoders[name]; ok {
-		return e, nil
-	}
-	tk, err := tiktoken.GetEncoding(name)
+	return nil, fmt.Errorf("tokenizer %q: %w", name, ErrUnknownEncoding)
+}
+
+func newEncoder(name string, o200k bool) (*Encoder, error) {
+	ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(name + ".tiktoken")
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer %q: %w", name, err)
 	}
-	e := &Encoder{name: name, tk: tk}
-	encoders[name] = e
-	return e, nil
+	return &Encoder{
+		name:   name,
+		o200k:  o200k,
+		ranks:  ranks,
+		tab:    bmpClasses(),
+		segs:   newCountCache(segmentCacheBytes),
+		pieces: newCountCache(pieceCacheBytes),
+	}, nil
 }
 
 // Name is the encoding's name, e.g. "cl100k_base".
 func (e *Encoder) Name() string { return e.name }
 
-// Count returns the exact number of tokens of s, special tokens treated as ordinary text.
-func (e *Encoder) Count(s string) int {
-	if s == "" {
-		return 0
+// CacheStats reports the state of the segment cache.
+func (e *Encoder) CacheStats() CacheStats { return e.segs.stats() }
+
+// next returns the end of the piece starting at i.
+func (e *Encoder) next(sc *scanner, i int) int {
+	var j int
+	if e.o200k {
+		j = sc.nextO200K(i)
+	} else {
+		j = sc.nextCL100K(i)
 	}
-	return len(e.tk.EncodeOrdinary(s))
+	if j <= i { // cannot happen: every rune starts a piece; never loop forever
+		_, n, _ := sc.at(i)
+		j = i + n
+	}
+	return j
+}
+
+// countPiece returns the number of tokens of one pre-token.
+func (e *Encoder) countPiece(p string) int {
+	if len(p) <= 1 {
+		return len(p)
+	}
+	if _, ok := e.ranks[p]; ok {
+		return 1
+	}
+	if len(p) < minCachedPiece {
+		return mergeCount(p, e.ranks)
+	}
+	h := e.pieces.hash(p)
+	if ce, ok := e.pieces.get(h, p); ok {
+		return int(ce.n)
+	}
+	n := mergeCount(p, e.ranks)
+	e.pieces.put(h, p, n, -1)
+	return n
+}
+
+// countPlain counts valid UTF-8 s without the segment cache.
+func (e *Encoder) countPlain(s string) int {
+	sc := scanner{s: s, tab: e.tab}
+	n := 0
+	for i := 0; i < len(s); {
+		j := e.next(&sc, i)
+		n += e.countPiece(s[i:j])
+		i = j
+	}
+	return n
 }

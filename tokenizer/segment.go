@@ -1,0 +1,130 @@
+package tokenizer
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Segments. Position p just after a '\n' is a hard split point when the runes from
+// p up to the next rune that is neither ' ' nor '\t' are blanks only, and that rune
+// c is not whitespace (and, for o200k_base, not '/'). Why: no pre-token starts
+// before p and ends after it. A pre-token containing the '\n' is either
+// \s*[\r\n]+, which stops after the last line break of its whitespace run and that
+// run holds none after p, or the [\r\n]* ([\r\n/]* for o200k) tail of a punctuation
+// run, which stops at the blank or at c. No other alternative accepts '\n' (the
+// optional leading [^\r\n\p{L}\p{N}] excludes it), and the patterns have no
+// look-behind, so the pre-tokens from p on are those of the text from p. Hence
+// Count(text) is the sum of the counts of its segments, and each segment's count is
+// cached: re-counting known text costs a hash lookup per line.
+//
+// A segment ends with its '\n' (except at the end of the text). The cache key is
+// the segment without that '\n' and an entry holds both counts, with and without
+// it, so a line counted alone (as the engine prices lines) and the same line met
+// inside a text share one entry. split_test.go checks all of this against
+// tiktoken-go.
+
+// Count returns the exact number of tokens of s, special tokens treated as ordinary
+// text and invalid UTF-8 bytes as U+FFFD (as tiktoken-go's EncodeOrdinary counts).
+func (e *Encoder) Count(s string) int {
+	if s == "" {
+		return 0
+	}
+	if !utf8.ValidString(s) {
+		s = string([]rune(s)) // what tiktoken-go's regexp2 matching sees
+	}
+	total, start := 0, 0
+	for from := 0; ; {
+		q := strings.IndexByte(s[from:], '\n')
+		if q < 0 {
+			break
+		}
+		p := from + q + 1
+		from = p
+		if p < len(s) && !e.splitsAt(s, p) {
+			continue
+		}
+		total += e.segment(s[start:p-1], true)
+		start = p
+		if p == len(s) {
+			return total
+		}
+	}
+	return total + e.segment(s[start:], false)
+}
+
+// splitsAt reports whether p (just after a '\n', p < len(s)) is a split point.
+func (e *Encoder) splitsAt(s string, p int) bool {
+	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
+		p++
+	}
+	if p == len(s) {
+		return false
+	}
+	c := s[p]
+	if c < utf8.RuneSelf {
+		return e.tab[c]&clsSp == 0 && !(e.o200k && c == '/')
+	}
+	_, _, cls := (&scanner{s: s, tab: e.tab}).at(p)
+	return cls&clsSp == 0
+}
+
+// segment returns the count of key, followed by "\n" when nl, through the cache.
+func (e *Encoder) segment(key string, nl bool) int {
+	h := e.segs.hash(key)
+	ce, ok := e.segs.get(h, key)
+	if !ok {
+		n, withNL := e.countPair(key)
+		ce = cacheEntry{n: int32(n), nl: int32(withNL)}
+		e.segs.put(h, key, n, withNL)
+	}
+	if nl {
+		return int(ce.nl)
+	}
+	return int(ce.n)
+}
+
+// countPair returns the counts of x and of x+"\n" in about one pass. Appending a
+// '\n' can only change the pre-tokens from the one holding x's trailing whitespace
+// run (or its last rune when there is none): those runs are the only ones that a
+// '\n' extends, and the look-ahead (?!\S) sees the end of text and the '\n' alike
+// everywhere else. So x+"\n" is x's pre-tokens up to that one, then the
+// re-tokenised tail.
+func (e *Encoder) countPair(x string) (n, nl int) {
+	if x == "" {
+		return 0, e.countPlain("\n")
+	}
+	target := e.trailingSpace(x)
+	if target == len(x) {
+		target = len(x) - 1
+	}
+	sc := scanner{s: x, tab: e.tab}
+	b, before := 0, 0
+	for i := 0; i < len(x); {
+		j := e.next(&sc, i)
+		if i <= target && target < j {
+			b, before = i, n
+		}
+		n += e.countPiece(x[i:j])
+		i = j
+	}
+	return n, before + e.countPlain(x[b:]+"\n")
+}
+
+// trailingSpace returns the start of x's trailing whitespace run (len(x) if none).
+func (e *Encoder) trailingSpace(x string) int {
+	t := len(x)
+	for t > 0 {
+		r, size := utf8.DecodeLastRuneInString(x[:t])
+		var cls uint8
+		if r < 0x10000 {
+			cls = e.tab[r]
+		} else {
+			cls = classOfSlow(r)
+		}
+		if cls&clsSp == 0 {
+			break
+		}
+		t -= size
+	}
+	return t
+}

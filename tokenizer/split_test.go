@@ -1,0 +1,159 @@
+package tokenizer
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestClassTable(t *testing.T) {
+	tab := bmpClasses()
+	for r := range rune(0x10000) {
+		if tab[r] != classOfSlow(r) {
+			require.Failf(t, "class table", "rune %U: table %08b, unicode %08b", r, tab[r], classOfSlow(r))
+		}
+	}
+}
+
+// TestPiecesMatchReference compares the hand-written pre-tokenizer with the
+// reference patterns run by regexp2, piece by piece.
+func TestPiecesMatchReference(t *testing.T) {
+	r := newRand(7)
+	n := 3000
+	if testing.Short() {
+		n = 500
+	}
+	var inputs []string
+	for _, tt := range knownCounts {
+		inputs = append(inputs, string([]rune(tt.text)))
+	}
+	for range n {
+		inputs = append(inputs, randomString(r, 1+r.IntN(40)))
+	}
+	// Runes that unicode.ToLower maps to a contraction letter, after an apostrophe.
+	for c := range rune(0x10000) {
+		if l := unicode.ToLower(c); c >= utf8.RuneSelf && strings.ContainsRune("stremvld", l) {
+			inputs = append(inputs, "x'"+string(c)+" '"+string(c)+"e '"+string(c)+"L")
+		}
+	}
+	for _, name := range encodingNames {
+		e := loadT(t, name)
+		for _, s := range inputs {
+			want := refPieces(name, s)
+			if got := e.split(s); !assert.Equal(t, want, got, "%s: %q", name, s) {
+				return
+			}
+		}
+	}
+}
+
+// TestSplitPointsAreBoundaries checks the segment rule: every point Count splits at
+// is a boundary between reference pre-tokens.
+func TestSplitPointsAreBoundaries(t *testing.T) {
+	r := newRand(11)
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	for _, name := range encodingNames {
+		e := loadT(t, name)
+		for range n {
+			s := randomText(r, 1+r.IntN(30))
+			bounds := map[int]bool{}
+			off := 0
+			for _, p := range refPieces(name, s) {
+				off += len(p)
+				bounds[off] = true
+			}
+			for p := 1; p < len(s); p++ {
+				if s[p-1] == '\n' && e.splitsAt(s, p) && !bounds[p] {
+					require.Failf(t, "split inside a pre-token", "%s: offset %d of %q", name, p, s)
+				}
+			}
+		}
+	}
+}
+
+// TestCountPair checks the shortcut that counts x and x+"\n" in one pass.
+func TestCountPair(t *testing.T) {
+	r := newRand(13)
+	inputs := []string{"", " ", "\n", "a", "a ", "a\n  ", "a;\n  ", "x  \t", ";", "x'l", "x'", "  \u3000", "//", "a/"}
+	for range 3000 {
+		inputs = append(inputs, randomString(r, 1+r.IntN(12)))
+	}
+	for _, name := range encodingNames {
+		e := loadT(t, name)
+		for _, x := range inputs {
+			x = string([]rune(x))
+			n, nl := e.countPair(x)
+			if !assert.Equal(t, e.countPlain(x), n, "%s: %q", name, x) ||
+				!assert.Equal(t, e.countPlain(x+"\n"), nl, "%s: %q+\\n", name, x) {
+				return
+			}
+		}
+	}
+}
+
+func TestMergeHeapMatchesSmall(t *testing.T) {
+	r := newRand(17)
+	for _, name := range encodingNames {
+		e := loadT(t, name)
+		for range 2000 {
+			p := randomString(r, 1+r.IntN(20))
+			if len(p) < 2 || len(p) > smallPiece {
+				continue
+			}
+			require.Equal(t, mergeSmall(p, e.ranks), mergeHeap(p, e.ranks), "%s: %q", name, p)
+		}
+	}
+}
+
+// TestLongPieces covers the heap merge on pieces longer than smallPiece.
+func TestLongPieces(t *testing.T) {
+	r := newRand(19)
+	tests := []struct{ name, text string }{
+		{name: "spaces", text: strings.Repeat(" ", 5000)},
+		{name: "equals", text: strings.Repeat("=", 777)},
+		{name: "dashes then newline", text: strings.Repeat("-", 300) + "\n"},
+		{name: "long word", text: strings.Repeat("abcdefghij", 40)},
+		{name: "base64 letters", text: strings.Map(func(rune) rune { return rune('a' + r.IntN(26)) }, strings.Repeat(".", 999))},
+		{name: "cjk run", text: strings.Repeat("日本語の", 100)},
+		{name: "emoji run", text: strings.Repeat("😀🎉", 100)},
+		{name: "tabs and newlines", text: strings.Repeat("\t", 100) + strings.Repeat("\n", 100) + strings.Repeat("\t", 100)},
+	}
+	for _, name := range encodingNames {
+		e := loadT(t, name)
+		for _, tt := range tests {
+			t.Run(name+"/"+tt.name, func(t *testing.T) {
+				assert.Equal(t, refCount(t, name, tt.text), e.Count(tt.text))
+			})
+		}
+	}
+}
+
+// TestCountRandomTexts compares whole texts, line by line and at once, with the
+// reference, and the segmented count with the unsegmented one.
+func TestCountRandomTexts(t *testing.T) {
+	r := newRand(23)
+	n := 200
+	if testing.Short() {
+		n = 40
+	}
+	for _, name := range encodingNames {
+		e := loadT(t, name)
+		for range n {
+			s := randomText(r, 1+r.IntN(40))
+			want := refCount(t, name, s)
+			require.Equal(t, want, e.countPlain(s), "%s plain: %q", name, s)
+			require.Equal(t, want, e.Count(s), "%s cold: %q", name, s)
+			require.Equal(t, want, e.Count(s), "%s warm: %q", name, s)
+			for _, line := range strings.Split(s, "\n") {
+				require.Equal(t, refCount(t, name, line), e.Count(line), "%s line: %q", name, line)
+			}
+		}
+	}
+}
