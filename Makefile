@@ -1,0 +1,23 @@
+# Developer tasks. Each target says what it needs; none of them runs at server run time.
+
+GOBIN ?= $(shell go env GOPATH)/bin
+
+# Versions of the protobuf generators: protoc-gen-go matches the google.golang.org/protobuf
+# runtime in go.mod (v1.36.6); protoc-gen-go-grpc v1.3.0 emits code for grpc >= 1.52 and
+# SupportPackageIsVersion7, which grpc v1.61.0 (go.mod) provides (v1.4+ needs grpc 1.62).
+PROTOC_GEN_GO_VERSION      := v1.36.6
+PROTOC_GEN_GO_GRPC_VERSION := v1.3.0
+
+.PHONY: generate generate-tools
+## generate: regenerate the plugin protocol's Go code from plugins/proto/scorer.proto.
+generate: generate-tools
+	PATH="$(GOBIN):$$PATH" protoc -I plugins/proto \
+		--go_out=. --go_opt=module=github.com/mcp-pruner/mcp-pruner \
+		--go-grpc_out=. --go-grpc_opt=module=github.com/mcp-pruner/mcp-pruner \
+		plugins/proto/scorer.proto
+
+## generate-tools: install protoc from Debian and the Go generators from the module proxy.
+generate-tools:
+	command -v protoc >/dev/null || (apt-get update && apt-get install -y protobuf-compiler)
+	GOFLAGS=-mod=mod go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	GOFLAGS=-mod=mod go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)

@@ -1,0 +1,439 @@
+package plugins
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/plugins/internal/scorerpb"
+)
+
+// Errors a Client returns (wrapped). The engine turns each into a fail-open result with
+// warning scorer_error; a plugin that misses the caller's deadline gives warning timeout.
+var (
+	// ErrUnavailable: the plugin is not running and is not restarted yet (backoff after
+	// failures), or it died during the call.
+	ErrUnavailable = errors.New("plugin unavailable")
+	// ErrStart: the plugin process could not be started or did not complete the handshake.
+	ErrStart = errors.New("plugin did not start")
+	// ErrChecksum: the binary does not match the pinned SHA-256; it is never run.
+	ErrChecksum = errors.New("plugin checksum mismatch")
+	// ErrTimeout: the plugin did not answer within its configured Timeout (shorter than the
+	// caller's deadline).
+	ErrTimeout = errors.New("plugin timed out")
+	// ErrClosed: the Client was closed.
+	ErrClosed = errors.New("plugin client closed")
+)
+
+// StartMode says when a plugin process starts.
+type StartMode string
+
+const (
+	// StartLazy starts the process on the first Score (the default).
+	StartLazy StartMode = "lazy"
+	// StartEager starts it when the Client is created, so a broken plugin fails start-up.
+	StartEager StartMode = "eager"
+)
+
+// Config describes one plugin. Command and SHA256 are required.
+type Config struct {
+	// Name identifies the plugin in errors, logs and listings.
+	Name string
+	// Command is the plugin binary; Args and Env are passed to it (Env adds to the host's).
+	Command string
+	Args    []string
+	Env     []string
+	// SHA256 is the hex SHA-256 of the Command binary; a binary that differs is refused.
+	SHA256 string
+	// Timeout caps each Score call on top of the caller's deadline; 0 means no cap.
+	Timeout time.Duration
+	// Start is StartLazy (default) or StartEager.
+	Start StartMode
+	// StartTimeout bounds the handshake of a starting process; 0 means 10 s.
+	StartTimeout time.Duration
+	// HangGrace is how long a call may ignore its cancelled context before the process
+	// counts as hung and is replaced; 0 means 1 s.
+	HangGrace time.Duration
+	// BackoffMin and BackoffMax bound the delay between restarts after repeated failures
+	// (the first restart after a failure is immediate); 0 means 100 ms and 30 s.
+	BackoffMin, BackoffMax time.Duration
+	// Logs receives the plugin's warnings and go-plugin's; nil discards them.
+	Logs io.Writer
+}
+
+func (c *Config) setDefaults() {
+	if c.Start == "" {
+		c.Start = StartLazy
+	}
+	if c.StartTimeout <= 0 {
+		c.StartTimeout = 10 * time.Second
+	}
+	if c.HangGrace <= 0 {
+		c.HangGrace = time.Second
+	}
+	if c.BackoffMin <= 0 {
+		c.BackoffMin = 100 * time.Millisecond
+	}
+	if c.BackoffMax <= 0 {
+		c.BackoffMax = 30 * time.Second
+	}
+	if c.Logs == nil {
+		c.Logs = io.Discard
+	}
+}
+
+// Client runs a scorer plugin process and implements engine.Scorer, engine.Describer and
+// io.Closer. Calls carry the caller's context and deadline into the plugin. A process that
+// crashes, hangs past its deadline or fails to start is replaced on a later call, with
+// exponential backoff between failed attempts. It is safe for concurrent use.
+type Client struct {
+	cfg      Config
+	checksum []byte
+
+	mu       sync.Mutex
+	proc     *process
+	info     engine.ScorerInfo
+	failures int // consecutive failures since the last good answer
+	retryAt  time.Time
+	starts   int
+	closed   bool
+
+	closing chan struct{}
+	// checks counts background hang checks; checkDone is signalled as each ends. A cond,
+	// not a WaitGroup, because checks start from calls the engine may already have left.
+	checks    int
+	checkDone *sync.Cond
+}
+
+// process is one running plugin.
+type process struct {
+	pc  *plugin.Client
+	rpc scorerpb.ScorerClient
+	pid int
+}
+
+var (
+	_ engine.Scorer    = (*Client)(nil)
+	_ engine.Describer = (*Client)(nil)
+	_ io.Closer        = (*Client)(nil)
+)
+
+// New checks cfg and returns a Client; with StartEager it also starts the process and
+// returns its start error.
+func New(ctx context.Context, cfg Config) (*Client, error) {
+	cfg.setDefaults()
+	if cfg.Command == "" {
+		return nil, fmt.Errorf("plugin %q: no command", cfg.Name)
+	}
+	sum, err := hex.DecodeString(cfg.SHA256)
+	if err != nil || len(sum) != sha256.Size {
+		return nil, fmt.Errorf("plugin %q: sha256 must be 64 hex digits, got %q", cfg.Name, cfg.SHA256)
+	}
+	if cfg.Start != StartLazy && cfg.Start != StartEager {
+		return nil, fmt.Errorf("plugin %q: start must be %q or %q, got %q", cfg.Name, StartLazy, StartEager, cfg.Start)
+	}
+	c := &Client{
+		cfg: cfg, checksum: sum, closing: make(chan struct{}),
+		info: engine.ScorerInfo{Name: cfg.Name, Where: "plugin", Threshold: engine.DefaultThreshold},
+	}
+	c.checkDone = sync.NewCond(&c.mu)
+	if cfg.Start == StartEager {
+		if _, err := c.acquire(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Score sends req to the plugin. Errors are wrapped sentinels of this package, the
+// engine's ErrBadScores, or the caller's context error.
+func (c *Client) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+	if c.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, c.cfg.Timeout, ErrTimeout)
+		defer cancel()
+	}
+	p, err := c.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.rpc.Score(ctx, requestToPB(req), grpc.MaxCallRecvMsgSize(maxMessageBytes), grpc.MaxCallSendMsgSize(maxMessageBytes))
+	if err != nil {
+		return nil, c.callFailed(ctx, p, err)
+	}
+	resp := responseFromPB(out)
+	if err := checkScores(resp, len(req.Lines)); err != nil {
+		return nil, fmt.Errorf("plugin %q: %w", c.cfg.Name, err)
+	}
+	c.mu.Lock()
+	c.failures = 0
+	c.mu.Unlock()
+	return resp, nil
+}
+
+// callFailed classifies a failed call, replaces a dead or hung process, and returns the
+// error the caller sees.
+func (c *Client) callFailed(ctx context.Context, p *process, err error) error {
+	if ctx.Err() != nil {
+		// The deadline or a cancellation ended the call. A plugin that keeps working on it
+		// past HangGrace is hung: check in the background so the caller is not delayed.
+		c.mu.Lock()
+		if !c.closed {
+			c.checks++
+			go c.checkHung(p)
+		}
+		c.mu.Unlock()
+		if errors.Is(context.Cause(ctx), ErrTimeout) {
+			return fmt.Errorf("plugin %q: no answer within %s: %w", c.cfg.Name, c.cfg.Timeout, ErrTimeout)
+		}
+		return fmt.Errorf("plugin %q: %w", c.cfg.Name, ctx.Err())
+	}
+	if status.Code(err) == codes.Unavailable || p.pc.Exited() {
+		c.replace(p, "crashed")
+		return fmt.Errorf("plugin %q: %w: %v", c.cfg.Name, ErrUnavailable, err)
+	}
+	return fmt.Errorf("plugin %q: %w", c.cfg.Name, errorFromStatus(err))
+}
+
+// checkHung waits HangGrace, then asks the plugin whether a call is still running past its
+// context; a plugin that says so, or does not answer, is replaced.
+func (c *Client) checkHung(p *process) {
+	defer func() {
+		c.mu.Lock()
+		c.checks--
+		c.checkDone.Broadcast()
+		c.mu.Unlock()
+	}()
+	t := time.NewTimer(c.cfg.HangGrace)
+	defer t.Stop()
+	select {
+	case <-c.closing:
+		return
+	case <-t.C:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.HangGrace+time.Second)
+	defer cancel()
+	pong, err := p.rpc.Ping(ctx, &scorerpb.PingRequest{GraceMs: c.cfg.HangGrace.Milliseconds()})
+	if err == nil && pong.GetStuck() == 0 {
+		return
+	}
+	c.replace(p, "hung")
+}
+
+// Ping checks that the plugin process is running and answering (starting it if needed).
+func (c *Client) Ping(ctx context.Context) error {
+	p, err := c.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := p.rpc.Ping(ctx, &scorerpb.PingRequest{}); err != nil {
+		return c.callFailed(ctx, p, err)
+	}
+	return nil
+}
+
+// Describe returns what the plugin said about itself at its last start; before the first
+// start, only the configured name and the default threshold are known.
+func (c *Client) Describe() engine.ScorerInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.info
+}
+
+// Starts returns how many processes the Client has started successfully.
+func (c *Client) Starts() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.starts
+}
+
+// Close kills the plugin process and stops restarts. It is safe to call more than once.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	close(c.closing)
+	p := c.proc
+	c.proc = nil
+	c.mu.Unlock()
+	if p != nil {
+		p.pc.Kill()
+	}
+	c.waitChecks()
+	return nil
+}
+
+// waitChecks blocks until no hang check is running.
+func (c *Client) waitChecks() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.checks > 0 {
+		c.checkDone.Wait()
+	}
+}
+
+// acquire returns the running process, starting one if there is none and the backoff
+// allows. Concurrent callers wait for a single start.
+func (c *Client) acquire(ctx context.Context) (*process, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, fmt.Errorf("plugin %q: %w", c.cfg.Name, ErrClosed)
+	}
+	if c.proc != nil {
+		if !c.proc.pc.Exited() {
+			return c.proc, nil
+		}
+		go c.proc.pc.Kill() // reap and clean up
+		c.proc = nil
+		c.failLocked()
+	}
+	if wait := time.Until(c.retryAt); wait > 0 {
+		return nil, fmt.Errorf("plugin %q: %w: next restart in %s", c.cfg.Name, ErrUnavailable, wait.Round(time.Millisecond))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("plugin %q: %w", c.cfg.Name, err)
+	}
+	p, info, err := c.start(ctx)
+	if err != nil {
+		c.failLocked()
+		return nil, err
+	}
+	c.proc, c.info = p, info
+	c.starts++
+	return p, nil
+}
+
+// failLocked records a failure and schedules the next allowed restart.
+func (c *Client) failLocked() {
+	c.failures++
+	c.retryAt = time.Now().Add(backoff(c.failures, c.cfg.BackoffMin, c.cfg.BackoffMax))
+}
+
+// backoff is 0 for the first failure (restart at once), then min, 2*min, 4*min... up to max.
+func backoff(failures int, minD, maxD time.Duration) time.Duration {
+	if failures <= 1 {
+		return 0
+	}
+	d := float64(minD) * math.Pow(2, float64(failures-2))
+	if d > float64(maxD) {
+		return maxD
+	}
+	return time.Duration(d)
+}
+
+// replace kills p if it is still the current process, so the next call starts a new one.
+func (c *Client) replace(p *process, why string) {
+	c.mu.Lock()
+	current := c.proc == p
+	if current {
+		c.proc = nil
+		c.failLocked()
+	}
+	c.mu.Unlock()
+	if !current {
+		return
+	}
+	fmt.Fprintf(c.cfg.Logs, "plugin %q (pid %d) %s; restarting on next use\n", c.cfg.Name, p.pid, why)
+	// A hung process would not exit gracefully: kill it outright, then let go-plugin clean up.
+	if proc, err := os.FindProcess(p.pid); err == nil && p.pid > 0 {
+		_ = proc.Kill()
+	}
+	p.pc.Kill()
+}
+
+// start launches and handshakes a new process, then asks it to describe itself.
+func (c *Client) start(ctx context.Context) (*process, engine.ScorerInfo, error) {
+	cmd := exec.Command(c.cfg.Command, c.cfg.Args...)
+	cmd.Env = append(cmd.Env, c.cfg.Env...)
+	cmd.SysProcAttr = hostProcAttr()
+	pc := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  handshake(),
+		Plugins:          plugin.PluginSet{pluginKey: &grpcPlugin{}},
+		Cmd:              cmd,
+		SecureConfig:     &plugin.SecureConfig{Checksum: c.checksum, Hash: sha256.New()},
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		AutoMTLS:         true,
+		StartTimeout:     c.cfg.StartTimeout,
+		Stderr:           c.cfg.Logs,
+		Logger:           hclog.New(&hclog.LoggerOptions{Name: "plugin." + c.cfg.Name, Output: c.cfg.Logs, Level: hclog.Warn}),
+	})
+	info := engine.ScorerInfo{Name: c.cfg.Name, Where: "plugin", Threshold: engine.DefaultThreshold}
+	fail := func(sentinel, err error) (*process, engine.ScorerInfo, error) {
+		pc.Kill()
+		return nil, info, fmt.Errorf("plugin %q: %w: %v", c.cfg.Name, sentinel, err)
+	}
+	rpcClient, err := pc.Client()
+	if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
+		return fail(ErrChecksum, err)
+	}
+	if err != nil {
+		return fail(ErrStart, err)
+	}
+	raw, err := rpcClient.Dispense(pluginKey)
+	if err != nil {
+		return fail(ErrStart, err)
+	}
+	p := &process{pc: pc, rpc: raw.(scorerpb.ScorerClient)}
+	if rc := pc.ReattachConfig(); rc != nil {
+		p.pid = rc.Pid
+	}
+	// Not the caller's deadline: a start the caller gave up on still serves the next call.
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.StartTimeout)
+	defer cancel()
+	d, err := p.rpc.Describe(dctx, &scorerpb.DescribeRequest{})
+	if err != nil {
+		return fail(ErrStart, fmt.Errorf("describe: %w", err))
+	}
+	info.Description = d.GetDescription()
+	if t := d.GetThreshold(); t > 0 && t <= 1 {
+		info.Threshold = t
+	}
+	return p, info, nil
+}
+
+// checkScores rejects an answer the engine could not use, so direct callers (the benchmark)
+// get the same protection as the engine.
+func checkScores(r *engine.ScoreResponse, n int) error {
+	if len(r.Scores) != n {
+		return fmt.Errorf("%w: %d scores for %d lines", engine.ErrBadScores, len(r.Scores), n)
+	}
+	for i, s := range r.Scores {
+		if math.IsNaN(s) || s < 0 || s > 1 {
+			return fmt.Errorf("%w: line %d scored %v", engine.ErrBadScores, i+1, s)
+		}
+	}
+	return nil
+}
+
+// FileSHA256 returns the hex SHA-256 of the file at path, the value a plugin's sha256 pins.
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,186 @@
+package plugins
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+)
+
+// faultText has enough lines for the engine to cut some with default-ish options.
+var faultText = func() string {
+	var b strings.Builder
+	for i := range 60 {
+		if i == 30 {
+			b.WriteString("the needle is here\n")
+			continue
+		}
+		fmt.Fprintf(&b, "filler line number %d\n", i)
+	}
+	return b.String()
+}()
+
+func pruneReq(scorer, goal string) *engine.Request {
+	o := engine.DefaultOptions()
+	o.MinKeepLines = 5
+	o.TimeoutMS = 2000
+	return &engine.Request{Text: faultText, GoalHint: goal, SourceType: engine.SourceCode, Options: o, Scorer: scorer}
+}
+
+// requireWorks asserts that the plugin answers a normal request through the engine.
+func requireWorks(t *testing.T, e *engine.Engine) {
+	t.Helper()
+	res, err := e.Prune(context.Background(), pruneReq("p", "needle"))
+	require.NoError(t, err)
+	require.False(t, res.Stats.UsedFallback, "warnings %v", res.Warnings)
+	assert.Contains(t, res.PrunedText, "the needle is here")
+	assert.Less(t, res.Stats.KeptLines, res.Stats.OriginalLines)
+}
+
+func requireFailOpen(t *testing.T, res *engine.Result, warning string) {
+	t.Helper()
+	require.True(t, res.Stats.UsedFallback, "want a fail-open result")
+	assert.Equal(t, []string{warning}, res.Warnings)
+	assert.Equal(t, faultText, res.PrunedText, "fail-open returns the text unchanged")
+}
+
+func TestFaults(t *testing.T) {
+	bin, sum := buildPlugin(t, "./plugins/testdata/faulty")
+	tests := []struct {
+		name      string
+		goal      string
+		timeoutMS int
+		warning   string
+		restart   bool // the process must be replaced
+	}{
+		{name: "killed mid-request", goal: "crash", warning: engine.WarnScorerError, restart: true},
+		{name: "hang past the deadline", goal: "hang", timeoutMS: 300, warning: engine.WarnTimeout, restart: true},
+		{name: "slow but honours cancellation", goal: "slow", timeoutMS: 100, warning: engine.WarnTimeout},
+		{name: "NaN scores", goal: "nan", warning: engine.WarnScorerError},
+		{name: "wrong number of scores", goal: "short", warning: engine.WarnScorerError},
+		{name: "panic in the scorer", goal: "panic", warning: engine.WarnScorerError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClient(t, Config{Name: "faulty", Command: bin, SHA256: sum, Start: StartEager, HangGrace: 300 * time.Millisecond})
+			e := newEngine(t, map[string]engine.Scorer{"p": c})
+			requireWorks(t, e)
+			require.Equal(t, 1, c.Starts())
+
+			req := pruneReq("p", tt.goal)
+			if tt.timeoutMS > 0 {
+				req.Options.TimeoutMS = tt.timeoutMS
+			}
+			res, err := e.Prune(context.Background(), req)
+			require.NoError(t, err, "a plugin failure is never a failed request")
+			requireFailOpen(t, res, tt.warning)
+
+			if tt.timeoutMS > 0 {
+				// The engine left the call at its deadline; the client's own return orders
+				// its hang check before waitChecks.
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(tt.timeoutMS)*time.Millisecond)
+				_, err := c.Score(ctx, &engine.ScoreRequest{Lines: []string{"x"}, Goal: tt.goal})
+				cancel()
+				require.ErrorIs(t, err, context.DeadlineExceeded)
+				c.waitChecks()
+			}
+			requireWorks(t, e)
+			if tt.restart {
+				assert.Equal(t, 2, c.Starts(), "the broken process is replaced")
+			} else {
+				assert.Equal(t, 1, c.Starts(), "a working process is kept")
+			}
+		})
+	}
+}
+
+func TestRefusesBadBinaries(t *testing.T) {
+	bin, sum := buildPlugin(t, "./plugins/testdata/faulty")
+	tests := []struct {
+		name string
+		cfg  Config
+		want error
+	}{
+		{name: "wrong checksum", cfg: Config{Command: bin, SHA256: strings.Repeat("ab", 32)}, want: ErrChecksum},
+		{name: "wrong handshake", cfg: Config{Command: bin, SHA256: sum, Args: []string{"handshake"}}, want: ErrStart},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.Name = "bad"
+			// Eager start refuses at start-up.
+			eager := tt.cfg
+			eager.Start = StartEager
+			_, err := New(context.Background(), eager)
+			require.ErrorIs(t, err, tt.want)
+
+			// Lazy start fails open at use and keeps the server working.
+			bad := newClient(t, tt.cfg)
+			good := newClient(t, Config{Name: "good", Command: bin, SHA256: sum})
+			e := newEngine(t, map[string]engine.Scorer{"bad": bad, "p": good})
+			res, err := e.Prune(context.Background(), pruneReq("bad", "needle"))
+			require.NoError(t, err)
+			requireFailOpen(t, res, engine.WarnScorerError)
+			_, err = bad.Score(context.Background(), &engine.ScoreRequest{Lines: []string{"x"}})
+			require.ErrorIs(t, err, tt.want, "the first failure is retried at once")
+			_, err = bad.Score(context.Background(), &engine.ScoreRequest{Lines: []string{"x"}})
+			require.ErrorIs(t, err, ErrUnavailable, "repeated failures are backed off")
+			requireWorks(t, e)
+			assert.Zero(t, bad.Starts())
+		})
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+	}{
+		{name: "no command", cfg: Config{SHA256: strings.Repeat("0", 64)}},
+		{name: "short checksum", cfg: Config{Command: "x", SHA256: "abcd"}},
+		{name: "not hex", cfg: Config{Command: "x", SHA256: strings.Repeat("z", 64)}},
+		{name: "bad start mode", cfg: Config{Command: "x", SHA256: strings.Repeat("0", 64), Start: "sometimes"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(context.Background(), tt.cfg)
+			assert.Error(t, err)
+		})
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	const ms = 1_000_000
+	tests := []struct {
+		name     string
+		failures int
+		want     int64
+	}{
+		{name: "first failure restarts at once", failures: 1, want: 0},
+		{name: "second waits the minimum", failures: 2, want: 100 * ms},
+		{name: "then doubles", failures: 4, want: 400 * ms},
+		{name: "capped", failures: 40, want: 30_000 * ms},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, int64(backoff(tt.failures, 100*ms, 30_000*ms)))
+		})
+	}
+}
+
+func TestCloseKillsAndRefuses(t *testing.T) {
+	bin, sum := buildPlugin(t, "./plugins/testdata/faulty")
+	c, err := New(context.Background(), Config{Name: "f", Command: bin, SHA256: sum, Start: StartEager})
+	require.NoError(t, err)
+	p := c.proc
+	require.NoError(t, c.Close())
+	assert.True(t, p.pc.Exited(), "the process is gone after Close")
+	_, err = c.Score(context.Background(), &engine.ScoreRequest{Lines: []string{"x"}})
+	assert.ErrorIs(t, err, ErrClosed)
+	require.NoError(t, c.Close(), "Close twice")
+}
