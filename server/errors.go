@@ -30,7 +30,9 @@ func (e *rpcError) Error() string { return e.Message }
 
 type unknownToolError struct{ name string }
 
-func (e *unknownToolError) Error() string { return fmt.Sprintf("unknown tool %q", e.name) }
+func (e *unknownToolError) Error() string {
+	return fmt.Sprintf("unknown tool %q: name must be one of prune_text, recover_text, health", e.name)
+}
 
 // fieldData is error.data for -32602.
 type fieldData struct {

@@ -1,0 +1,275 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/server"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestGuard(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     func(*server.Config)
+		method  string
+		path    string
+		headers []string
+		status  int
+	}{
+		{name: "loopback host passes", path: "/rpc", status: http.StatusOK},
+		{name: "localhost name passes", path: "/rpc", headers: []string{"Host", "localhost:8006"}, status: http.StatusOK},
+		{name: "rebinding host refused", path: "/rpc", headers: []string{"Host", "attacker.example:8006"}, status: http.StatusForbidden},
+		{name: "rebinding host refused on /mcp", path: "/mcp", headers: []string{"Host", "attacker.example"}, status: http.StatusForbidden},
+		{name: "allow-listed host passes", cfg: func(c *server.Config) { c.AllowedHosts = append(server.LoopbackHosts, "pruner.internal") },
+			path: "/rpc", headers: []string{"Host", "pruner.internal:80"}, status: http.StatusOK},
+		{name: "any host", cfg: func(c *server.Config) { c.AllowedHosts = []string{"*"} }, path: "/rpc", headers: []string{"Host", "x.example"}, status: http.StatusOK},
+		{name: "foreign origin refused", path: "/rpc", headers: []string{"Origin", "https://evil.example"}, status: http.StatusForbidden},
+		{name: "null origin refused", path: "/rpc", headers: []string{"Origin", "null"}, status: http.StatusForbidden},
+		{name: "loopback origin passes", path: "/rpc", headers: []string{"Origin", "http://localhost:3000"}, status: http.StatusOK},
+		{name: "allow-listed origin passes", cfg: func(c *server.Config) { c.AllowedOrigins = []string{"https://ide.example"} },
+			path: "/rpc", headers: []string{"Origin", "https://ide.example"}, status: http.StatusOK},
+		{name: "token required", cfg: func(c *server.Config) { c.AuthToken = "s3cret" }, path: "/rpc", status: http.StatusUnauthorized},
+		{name: "wrong token", cfg: func(c *server.Config) { c.AuthToken = "s3cret" }, path: "/rpc", headers: []string{"Authorization", "Bearer nope"}, status: http.StatusUnauthorized},
+		{name: "right token", cfg: func(c *server.Config) { c.AuthToken = "s3cret" }, path: "/rpc", headers: []string{"Authorization", "Bearer s3cret"}, status: http.StatusOK},
+		{name: "token guards /prune", cfg: func(c *server.Config) { c.AuthToken = "s3cret" }, path: "/prune", status: http.StatusUnauthorized},
+		{name: "health needs no token", cfg: func(c *server.Config) { c.AuthToken = "s3cret" }, method: http.MethodGet, path: "/health", status: http.StatusOK},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t, tc.cfg)
+			method := tc.method
+			if method == "" {
+				method = http.MethodPost
+			}
+			body := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+			if tc.path == "/prune" {
+				body = `{"query":"q","code":"x"}`
+			}
+			req, err := http.NewRequest(method, env.http.URL+tc.path, strings.NewReader(body))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for i := 0; i+1 < len(tc.headers); i += 2 {
+				if tc.headers[i] == "Host" {
+					req.Host = tc.headers[i+1]
+				} else {
+					req.Header.Set(tc.headers[i], tc.headers[i+1])
+				}
+			}
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			assert.Equal(t, tc.status, resp.StatusCode, "%s", b)
+			assert.NotEmpty(t, resp.Header.Get("X-Request-Id"))
+		})
+	}
+}
+
+func TestHealthEndpoint(t *testing.T) {
+	env := newEnv(t, nil)
+	resp, err := http.Get(env.http.URL + "/health")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var h map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&h))
+	assert.Equal(t, "healthy", h["status"], "satisfies the seed and SWE-Pruner")
+	assert.Equal(t, true, h["model_loaded"])
+	assert.Equal(t, "mcp-pruner", h["server"])
+	assert.Equal(t, "2026-02-26T13:00:00Z", h["timestamp"])
+	assert.Equal(t, []any{"prune_text", "recover_text", "annotations", "markers"}, h["capabilities"])
+	assert.Equal(t, "keyword", h["default_scorer"])
+}
+
+func TestSWEPrune(t *testing.T) {
+	env := newEnv(t, nil)
+	code := codeText(120)
+	t.Run("prune", func(t *testing.T) {
+		status, b := post(t, env.http.URL+"/prune", string(must(json.Marshal(map[string]any{"query": "parse_header", "code": code, "threshold": 0.5}))))
+		require.Equal(t, http.StatusOK, status, "%s", b)
+		var r server.SWEPruneResponse
+		require.NoError(t, json.Unmarshal(b, &r))
+		assert.Nil(t, r.ErrorMsg)
+		assert.Len(t, r.TokenScores, 120, "one [line, score] per line")
+		assert.Equal(t, "def parse_header_10(raw):", r.TokenScores[9][0])
+		assert.Equal(t, 1.0, r.TokenScores[9][1])
+		assert.Contains(t, r.KeptFrags, 10)
+		assert.Less(t, len(r.KeptFrags), 120)
+		assert.Less(t, r.LeftTokenCnt, r.OriginTokenCnt)
+		assert.Equal(t, r.OriginTokenCnt, r.ModelInputTokenCnt)
+		assert.InDelta(t, (12*1.0+108*0.1)/120, r.Score, 1e-9)
+		assert.NotContains(t, r.PrunedCode, "│ ", "no line-number prefixes in pruned_code")
+		assert.Contains(t, r.PrunedCode, "def parse_header_10(raw):")
+		assert.Regexp(t, pruneIDRe, r.PruneID)
+	})
+	for _, tc := range []struct {
+		name, body string
+		status     int
+	}{
+		{name: "bad JSON", body: `{"query":`, status: http.StatusBadRequest},
+		{name: "missing code", body: `{"query":"x"}`, status: http.StatusUnprocessableEntity},
+		{name: "bad threshold", body: `{"query":"x","code":"a","threshold":3}`, status: http.StatusUnprocessableEntity},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, b := post(t, env.http.URL+"/prune", tc.body)
+			assert.Equal(t, tc.status, status)
+			var r map[string]any
+			require.NoError(t, json.Unmarshal(b, &r))
+			assert.NotEmpty(t, r["error_msg"])
+		})
+	}
+}
+
+// TestMCPStreamableHTTP talks to /mcp with the go-sdk's own client.
+func TestMCPStreamableHTTP(t *testing.T) {
+	env := newEnv(t, nil)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: env.http.URL + "/mcp"}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	assert.Equal(t, "mcp-pruner", cs.InitializeResult().ServerInfo.Name)
+
+	tools, err := cs.ListTools(ctx, nil)
+	require.NoError(t, err)
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	assert.ElementsMatch(t, []string{"prune_text", "recover_text", "health"}, names)
+
+	text := codeText(100)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "prune_text", Arguments: map[string]any{
+		"text": text, "goal_hint": "parse_header", "source_type": "code",
+		"options": engine.Options{MaxPruneRatio: 0.8, MinKeepLines: 5, TimeoutMS: 2000, AnnotateLines: true, IncludeMarkers: true},
+	}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	payload := res.Content[0].(*mcp.TextContent).Text
+	assert.Contains(t, payload, "⟦PRUNÉ")
+	var pr engine.Result
+	require.NoError(t, json.Unmarshal([]byte(payload), &pr))
+	require.NotEmpty(t, pr.Annotations)
+
+	for _, name := range []string{"recover_text", "recover_range"} {
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{
+			"prune_id": pr.PruneID, "ranges": []engine.Range{{StartLine: 1, EndLine: 1000}}, "include_line_numbers": false}})
+		require.NoError(t, err, name)
+		var rec engine.Recovery
+		require.NoError(t, json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &rec))
+		assert.Equal(t, text, rec.RawText, name)
+	}
+
+	for _, tc := range []struct {
+		name string
+		tool string
+		args map[string]any
+		code int64
+		data string
+	}{
+		{name: "not found", tool: "recover_text", args: map[string]any{"prune_id": "prn_x", "ranges": []any{}, "include_line_numbers": true}, code: -32004, data: `{"code":"prune_id_not_found","prune_id":"prn_x"}`},
+		{name: "invalid range", tool: "recover_text", args: map[string]any{"prune_id": pr.PruneID, "ranges": []engine.Range{{StartLine: 0, EndLine: 2}}, "include_line_numbers": true}, code: -32005,
+			data: `{"code":"invalid_range","range":{"start_line":0,"end_line":2},"max_line":100,"detail":"start_line must be >= 1"}`},
+		{name: "bad arguments", tool: "prune_text", args: map[string]any{"text": 1}, code: -32602, data: `{"code":"invalid_params","field":"goal_hint"}`},
+		{name: "unknown tool", tool: "nope", args: map[string]any{}, code: -32602},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+			require.Error(t, err)
+			var we *jsonrpc.Error
+			if tc.code == -32004 {
+				// The go-sdk client reads -32004 as its own "server is closing" code and
+				// reports it as ErrConnectionClosed with the message only; the wire answer
+				// is still the contract's (the TypeScript client and /rpc tests see the data).
+				assert.ErrorIs(t, err, mcp.ErrConnectionClosed)
+				assert.Contains(t, err.Error(), "prune_id_not_found")
+				return
+			}
+			require.ErrorAs(t, err, &we)
+			assert.Equal(t, tc.code, we.Code)
+			if tc.data != "" {
+				assert.JSONEq(t, tc.data, string(we.Data))
+			}
+		})
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "health", Arguments: map[string]any{}})
+	require.NoError(t, err, "the session survives domain errors")
+	assert.Contains(t, res.Content[0].(*mcp.TextContent).Text, "healthy")
+}
+
+// TestStdio runs the stdio transport in-process over pipes with the go-sdk client.
+func TestStdio(t *testing.T) {
+	eng, _ := newEngine(t, 10_000)
+	srv, err := server.New(server.Config{Engine: eng})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c2s, s2c := newPipe(), newPipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.RunStdio(ctx, c2s.r, s2c.w) }()
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: s2c.r, Writer: c2s.w}, nil)
+	require.NoError(t, err)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "health", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	assert.Contains(t, res.Content[0].(*mcp.TextContent).Text, `"status":"healthy"`)
+	require.NoError(t, cs.Close())
+	cancel()
+	require.NoError(t, <-done)
+}
+
+type pipe struct {
+	r *io.PipeReader
+	w *io.PipeWriter
+}
+
+func newPipe() pipe { r, w := io.Pipe(); return pipe{r, w} }
+
+// TestGracefulShutdown holds a prune in the scorer, cancels Serve's context, and checks that
+// the request still gets its answer and that Serve then returns.
+func TestGracefulShutdown(t *testing.T) {
+	eng, block := newEngine(t, 10_000)
+	srv, err := server.New(server.Config{Engine: eng})
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+
+	type answer struct {
+		status int
+		body   []byte
+		err    error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		args := strings.Replace(pruneArgs, `{"text"`, `{"scorer":"block","text"`, 1)
+		status, b, err := postRaw(fmt.Sprintf("http://%s/rpc", ln.Addr()), callBody("1", "prune_text", args))
+		answered <- answer{status, b, err}
+	}()
+	<-block.started // the request is inside the engine
+	cancel()        // SIGTERM
+	close(block.release)
+	a := <-answered
+	require.NoError(t, a.err)
+	assert.Equal(t, http.StatusOK, a.status)
+	var res engine.Result
+	toolPayload(t, decodeRPC(t, a.body), &res)
+	assert.False(t, res.Stats.UsedFallback)
+	require.NoError(t, <-served)
+	_, err = net.Dial("tcp", ln.Addr().String())
+	assert.Error(t, err, "the listener is closed after shutdown")
+}
