@@ -34,6 +34,8 @@ type Engine struct {
 	tokens   TokenCounter
 	maxChars int
 	now      func() time.Time
+	// markerRef is the token count every prune id's marker is drawn to have (see newID).
+	markerRef int
 }
 
 // New returns an engine for cfg.
@@ -47,7 +49,39 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.MaxInputChars < 0 {
 		return nil, fmt.Errorf("engine: MaxInputChars must be positive, got %d", cfg.MaxInputChars)
 	}
-	return &Engine{reg: cfg.Registry, store: cfg.Store, tokens: cfg.Tokens, maxChars: cfg.MaxInputChars, now: time.Now}, nil
+	e := &Engine{reg: cfg.Registry, store: cfg.Store, tokens: cfg.Tokens, maxChars: cfg.MaxInputChars, now: time.Now}
+	e.markerRef = e.commonMarkerCost()
+	return e, nil
+}
+
+// idProbe is the marker an id is measured in; its id is delimited by "=" and " ", so the
+// id's tokens are the same in any marker.
+func idProbe(id string) string { return Marker(id, 1, 1, reasonLowScore) }
+
+// commonMarkerCost is the most frequent token count of a probe marker over random ids.
+func (e *Engine) commonMarkerCost() int {
+	freq := map[int]int{}
+	best, bestN := 0, -1
+	for i := 0; i < 64; i++ {
+		c := e.tokens.Count(idProbe(NewPruneID()))
+		freq[c]++
+		if freq[c] > bestN || (freq[c] == bestN && c < best) {
+			best, bestN = c, freq[c]
+		}
+	}
+	return best
+}
+
+// newID draws a prune id whose markers cost exactly markerRef's tokens, so no pruning
+// decision depends on which random id a request got: the same input always gives the same
+// output, ids aside.
+func (e *Engine) newID() string {
+	for i := 0; ; i++ {
+		id := NewPruneID()
+		if i == 256 || e.tokens.Count(idProbe(id)) == e.markerRef {
+			return id
+		}
+	}
 }
 
 // Registry returns the engine's scorer registry.
@@ -69,7 +103,7 @@ func (e *Engine) Recover(ctx context.Context, id string, ranges []Range, withLin
 // unmet constraints) gives a fail-open Result with used_fallback and a warning code.
 func (e *Engine) Prune(ctx context.Context, req *Request) (*Result, error) {
 	start := e.now()
-	id := NewPruneID()
+	id := e.newID()
 	if e.tooLarge(req.Text) {
 		// Checked before the options (as the reference does): the text is stored so the id
 		// still recovers, and comes back unchanged.

@@ -1,0 +1,422 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+)
+
+func TestPruneSeedExample(t *testing.T) {
+	// Seed §10.2. Every run here is shorter than a marker, so nothing is worth cutting: the
+	// engine never replaces a run by a marker that costs more tokens than the run.
+	f := newFixture(t, 0)
+	req := &engine.Request{Text: "L1\nL2\nL3\nL4", GoalHint: "garder L1", SourceType: engine.SourceDocs,
+		Options: engine.Options{MaxPruneRatio: 0.75, MinKeepLines: 1, TimeoutMS: 1500, AnnotateLines: true, IncludeMarkers: true}}
+	res, err := f.eng.Prune(context.Background(), req)
+	require.NoError(t, err)
+	checkResult(t, f, req, res)
+	assert.Equal(t, "1│ L1\n2│ L2\n3│ L3\n4│ L4", res.PrunedText)
+	assert.Empty(t, res.Annotations)
+	assert.False(t, res.Stats.UsedFallback)
+}
+
+func TestPruneRules(t *testing.T) {
+	tests := []struct {
+		name     string
+		text     string
+		goal     string
+		st       engine.SourceType
+		opts     engine.Options
+		keep     []int // lines that must be kept
+		cut      []int // lines that must be cut
+		reason   string
+		warnings []string
+	}{
+		{
+			name: "keeps matches and cuts the rest with markers",
+			text: longLines(30, map[int]string{15: "target line about parse_header"}),
+			goal: "parse_header", st: engine.SourceDocs, opts: opts(1, 0),
+			keep: []int{15}, cut: []int{1, 10, 20, 30}, reason: "hors focus: parse_header",
+		},
+		{
+			name: "max_prune_ratio restores the best lines",
+			text: longLines(40, map[int]string{20: "needle"}),
+			goal: "needle", st: engine.SourceDocs, opts: opts(0.5, 0),
+			keep: []int{20},
+		},
+		{
+			name: "min_keep_lines restores lines",
+			text: longLines(40, map[int]string{20: "needle"}),
+			goal: "needle", st: engine.SourceDocs, opts: opts(1, 25),
+			keep: []int{20},
+		},
+		{
+			name: "code: imports, declarations and header are never cut",
+			text: longLines(40, map[int]string{1: "#!/usr/bin/env python", 2: "import os", 3: "from a.b import (", 4: "    c,", 5: ")",
+				10: "class Parser:", 12: "    def parse(self):", 30: "    async def other(self):", 35: "func main() {"}),
+			goal: "nothing matches", st: engine.SourceCode, opts: opts(1, 0),
+			keep: []int{1, 2, 3, 4, 5, 10, 12, 30, 35}, cut: []int{20, 40},
+		},
+		{
+			name: "logs: failure lines and their context are kept",
+			text: longLines(40, map[int]string{25: "ERROR: build failed: cannot find module foo"}),
+			goal: "unrelated", st: engine.SourceLogs, opts: opts(1, 0),
+			keep: []int{24, 25, 26}, cut: []int{1, 10, 35},
+		},
+		{
+			name: "docs: headings are kept",
+			text: longLines(40, map[int]string{5: "# Title", 15: "Section", 16: "=======", 30: "## Other"}),
+			goal: "unrelated", st: engine.SourceDocs, opts: opts(1, 0),
+			keep: []int{5, 15, 16, 30}, cut: []int{1, 20, 40},
+		},
+		{
+			name: "docs: a fence with a match is kept whole",
+			text: longLines(40, map[int]string{10: "```go", 14: "needle()", 20: "```"}),
+			goal: "needle", st: engine.SourceDocs, opts: opts(1, 0),
+			keep: []int{10, 11, 13, 14, 19, 20}, cut: []int{5, 30},
+		},
+		{
+			name: "docs: a fence without a match is cut whole",
+			text: longLines(40, map[int]string{10: "```go", 20: "```", 30: "needle"}),
+			goal: "needle", st: engine.SourceDocs, opts: opts(1, 0),
+			keep: []int{30}, cut: []int{9, 10, 15, 20, 21},
+		},
+		{
+			name: "NO_PRUNE regions are kept with both directives",
+			text: longLines(40, map[int]string{10: "⟦NO_PRUNE_BEGIN⟧", 15: "secret sauce", 20: "⟦NO_PRUNE_END⟧"}),
+			goal: "needle", st: engine.SourceLogs, opts: opts(1, 0),
+			keep: []int{10, 11, 15, 19, 20}, cut: []int{5, 21, 30},
+		},
+		{
+			name: "NO_PRUNE survives a token budget",
+			text: longLines(40, map[int]string{10: "⟦NO_PRUNE_BEGIN⟧", 20: "⟦NO_PRUNE_END⟧"}),
+			goal: "needle", st: engine.SourceCode, opts: opts(1, 0),
+			keep: []int{10, 15, 20}, warnings: []string{engine.WarnTokenBudgetExceeded},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, 0)
+			req := &engine.Request{Text: tc.text, GoalHint: tc.goal, SourceType: tc.st, Options: tc.opts}
+			if strings.Contains(tc.name, "budget") {
+				req.TokenBudget = 10
+			}
+			res, err := f.eng.Prune(context.Background(), req)
+			require.NoError(t, err)
+			checkResult(t, f, req, res)
+			kept := map[int]bool{}
+			for _, k := range res.Kept {
+				kept[k] = true
+			}
+			for _, k := range tc.keep {
+				assert.True(t, kept[k], "line %d kept", k)
+			}
+			for _, c := range tc.cut {
+				assert.False(t, kept[c], "line %d cut", c)
+			}
+			if tc.reason != "" {
+				require.NotEmpty(t, res.Annotations)
+				assert.Equal(t, tc.reason, res.Annotations[0].Reason)
+			}
+			for _, w := range tc.warnings {
+				assert.Contains(t, res.Warnings, w)
+			}
+		})
+	}
+}
+
+func TestPruneAnnotateLinesNeverPrefixesMarkers(t *testing.T) {
+	f := newFixture(t, 0)
+	o := opts(0.9, 0)
+	o.AnnotateLines = true
+	req := &engine.Request{Text: longLines(30, map[int]string{15: "needle"}), GoalHint: "needle", SourceType: engine.SourceDocs, Options: o}
+	res, err := f.eng.Prune(context.Background(), req)
+	require.NoError(t, err)
+	checkResult(t, f, req, res)
+	for _, l := range strings.Split(res.PrunedText, "\n") {
+		if strings.Contains(l, "PRUNÉ") {
+			assert.True(t, strings.HasPrefix(l, "⟦PRUNÉ"), "marker %q is not prefixed", l)
+		} else if l != "" {
+			assert.Regexp(t, `^\d+│ `, l)
+		}
+	}
+	assert.Contains(t, res.PrunedText, "15│ needle")
+}
+
+func TestPruneWithoutMarkers(t *testing.T) {
+	f := newFixture(t, 0)
+	o := opts(0.9, 0)
+	o.IncludeMarkers = false
+	req := &engine.Request{Text: longLines(30, map[int]string{15: "needle"}), GoalHint: "needle", SourceType: engine.SourceDocs, Options: o}
+	res, err := f.eng.Prune(context.Background(), req)
+	require.NoError(t, err)
+	checkResult(t, f, req, res)
+	assert.NotContains(t, res.PrunedText, "PRUNÉ")
+	require.NotEmpty(t, res.Annotations, "annotations stay even without markers")
+	assert.NotEmpty(t, res.Annotations[0].Marker)
+}
+
+func TestPruneTokenBudget(t *testing.T) {
+	f := newFixture(t, 0)
+	text := longLines(200, map[int]string{50: "needle one", 51: "needle two", 150: "needle three"})
+	for _, budget := range []int{150, 300, 800} {
+		zero := 0.0
+		req := &engine.Request{Text: text, GoalHint: "needle", SourceType: engine.SourceDocs, Options: opts(1, 0), TokenBudget: budget, Threshold: &zero}
+		res, err := f.eng.Prune(context.Background(), req)
+		require.NoError(t, err)
+		checkResult(t, f, req, res)
+		assert.LessOrEqual(t, res.Stats.TokensEstAfter, budget, "budget %d", budget)
+		assert.NotContains(t, res.Warnings, engine.WarnTokenBudgetExceeded)
+		assert.Contains(t, res.Kept, 50, "the best line fits budget %d", budget)
+	}
+}
+
+func TestPruneBudgetCutsProtectedWithWarning(t *testing.T) {
+	f := newFixture(t, 0)
+	text := longLines(100, map[int]string{10: "def first():", 50: "def second():", 90: "def needle():"})
+	req := &engine.Request{Text: text, GoalHint: "needle", SourceType: engine.SourceCode, Options: opts(1, 0), TokenBudget: 150}
+	res, err := f.eng.Prune(context.Background(), req)
+	require.NoError(t, err)
+	checkResult(t, f, req, res)
+	assert.Contains(t, res.Warnings, engine.WarnProtectedCut)
+	assert.Contains(t, res.Kept, 90)
+}
+
+func TestPruneFailOpen(t *testing.T) {
+	text := longLines(50, map[int]string{10: "needle"})
+	tests := []struct {
+		name, scorer, warning string
+		maxChars, timeoutMS   int
+	}{
+		{name: "input too large", scorer: "keyword", warning: engine.WarnInputTooLarge, maxChars: 100, timeoutMS: 1000},
+		{name: "scorer error", scorer: "error", warning: engine.WarnScorerError, timeoutMS: 1000},
+		{name: "scorer panic", scorer: "panic", warning: engine.WarnScorerError, timeoutMS: 1000},
+		{name: "NaN score", scorer: "nan", warning: engine.WarnScorerError, timeoutMS: 1000},
+		{name: "wrong length", scorer: "short", warning: engine.WarnScorerError, timeoutMS: 1000},
+		{name: "out of range", scorer: "range", warning: engine.WarnScorerError, timeoutMS: 1000},
+		{name: "nil response", scorer: "nil", warning: engine.WarnScorerError, timeoutMS: 1000},
+		{name: "hang past the deadline", scorer: "hang", warning: engine.WarnTimeout, timeoutMS: 30},
+		{name: "slow past the deadline", scorer: "slow", warning: engine.WarnTimeout, timeoutMS: 30},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.maxChars)
+			o := opts(0.9, 0)
+			o.TimeoutMS = tc.timeoutMS
+			o.AnnotateLines = true
+			req := &engine.Request{Text: text, GoalHint: "needle", SourceType: engine.SourceCode, Options: o, Scorer: tc.scorer}
+			res, err := f.eng.Prune(context.Background(), req)
+			require.NoError(t, err)
+			checkResult(t, f, req, res)
+			assert.True(t, res.Stats.UsedFallback)
+			assert.Equal(t, text, res.PrunedText)
+			assert.Equal(t, []engine.Annotation{}, res.Annotations)
+			assert.Equal(t, []string{tc.warning}, res.Warnings)
+		})
+	}
+}
+
+func TestPruneOversizeCheckedBeforeOptions(t *testing.T) {
+	f := newFixture(t, 10)
+	req := &engine.Request{Text: "this text is longer than ten characters", SourceType: "bogus", Options: engine.Options{MaxPruneRatio: 7}}
+	res, err := f.eng.Prune(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, []string{engine.WarnInputTooLarge}, res.Warnings)
+	rec, err := f.eng.Recover(context.Background(), res.PruneID, []engine.Range{{StartLine: 1, EndLine: 1}}, false)
+	require.NoError(t, err)
+	assert.Equal(t, req.Text, rec.RawText)
+}
+
+func TestPruneCountsCharactersNotBytes(t *testing.T) {
+	f := newFixture(t, 10)
+	req := &engine.Request{Text: "ééééééééé", GoalHint: "x", SourceType: engine.SourceDocs, Options: opts(0.5, 0)}
+	res, err := f.eng.Prune(context.Background(), req)
+	require.NoError(t, err)
+	assert.NotContains(t, res.Warnings, engine.WarnInputTooLarge, "9 characters fit a 10-character limit even as 18 bytes")
+}
+
+func TestPruneInvalidRequests(t *testing.T) {
+	f := newFixture(t, 0)
+	bad := -0.5
+	tests := []struct {
+		name  string
+		req   engine.Request
+		field string
+	}{
+		{"ratio above 1", engine.Request{SourceType: engine.SourceCode, Options: engine.Options{MaxPruneRatio: 1.5, TimeoutMS: 1}}, "options.max_prune_ratio"},
+		{"negative min keep", engine.Request{SourceType: engine.SourceCode, Options: engine.Options{MinKeepLines: -1, TimeoutMS: 1}}, "options.min_keep_lines"},
+		{"zero timeout", engine.Request{SourceType: engine.SourceCode, Options: engine.Options{}}, "options.timeout_ms"},
+		{"source type", engine.Request{SourceType: "prose", Options: opts(0.5, 0)}, "source_type"},
+		{"threshold", engine.Request{SourceType: engine.SourceCode, Options: opts(0.5, 0), Threshold: &bad}, "threshold"},
+		{"token budget", engine.Request{SourceType: engine.SourceCode, Options: opts(0.5, 0), TokenBudget: -1}, "token_budget"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := f.eng.Prune(context.Background(), &tc.req)
+			var fe *engine.FieldError
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, tc.field, fe.Field)
+		})
+	}
+	_, err := f.eng.Prune(context.Background(), &engine.Request{SourceType: engine.SourceCode, Options: opts(0.5, 0), Scorer: "nope"})
+	assert.ErrorIs(t, err, engine.ErrUnknownScorer)
+}
+
+func TestPruneRoundTripsAwkwardBytes(t *testing.T) {
+	texts := map[string]string{
+		"crlf":             "a\r\nb\r\nneedle\r\n",
+		"no final newline": "a\nb\nneedle",
+		"invalid utf-8":    "a\xff\xfe\nneedle\x80\nc",
+		"nul bytes":        "a\x00b\nneedle\x00\n\x00",
+		"empty":            "",
+		"only newline":     "\n",
+		"blank lines":      "\n\n\nneedle\n\n",
+	}
+	for name, text := range texts {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, 0)
+			req := &engine.Request{Text: text, GoalHint: "needle", SourceType: engine.SourceLogs, Options: opts(1, 0)}
+			res, err := f.eng.Prune(context.Background(), req)
+			require.NoError(t, err)
+			checkResult(t, f, req, res)
+		})
+	}
+}
+
+func TestPruneIsDeterministic(t *testing.T) {
+	f := newFixture(t, 0)
+	text := longLines(300, map[int]string{40: "needle", 200: "needle again"})
+	var prev *engine.Result
+	for i := 0; i < 3; i++ {
+		req := &engine.Request{Text: text, GoalHint: "needle", SourceType: engine.SourceCode, Options: opts(0.9, 5), Scorer: "hash", TokenBudget: 500}
+		res, err := f.eng.Prune(context.Background(), req)
+		require.NoError(t, err)
+		if prev != nil {
+			assert.Equal(t, prev.Kept, res.Kept)
+			assert.Equal(t, strings.ReplaceAll(prev.PrunedText, prev.PruneID, "ID"), strings.ReplaceAll(res.PrunedText, res.PruneID, "ID"))
+		}
+		prev = res
+	}
+}
+
+func TestRecover(t *testing.T) {
+	f := newFixture(t, 0)
+	res, err := f.eng.Prune(context.Background(), &engine.Request{Text: "one\ntwo\nthree\nfour\n", GoalHint: "x", SourceType: engine.SourceDocs, Options: opts(0.5, 0)})
+	require.NoError(t, err)
+	id := res.PruneID
+	tests := []struct {
+		name    string
+		ranges  []engine.Range
+		numbers bool
+		want    string
+		err     error
+		maxLine int
+	}{
+		{name: "one range", ranges: []engine.Range{{StartLine: 2, EndLine: 3}}, want: "two\nthree"},
+		{name: "with line numbers", ranges: []engine.Range{{StartLine: 2, EndLine: 3}}, numbers: true, want: "2│ two\n3│ three"},
+		{name: "ranges in request order", ranges: []engine.Range{{StartLine: 3, EndLine: 3}, {StartLine: 1, EndLine: 1}}, want: "three\none"},
+		{name: "end clamped", ranges: []engine.Range{{StartLine: 3, EndLine: 99}}, want: "three\nfour\n"},
+		{name: "start below 1", ranges: []engine.Range{{StartLine: 0, EndLine: 2}}, err: engine.ErrInvalidRange, maxLine: 4},
+		{name: "start after end", ranges: []engine.Range{{StartLine: 3, EndLine: 2}}, err: engine.ErrInvalidRange, maxLine: 4},
+		{name: "start past last line", ranges: []engine.Range{{StartLine: 5, EndLine: 9}}, err: engine.ErrInvalidRange, maxLine: 4},
+		{name: "no ranges", ranges: nil, err: engine.ErrInvalidRange, maxLine: 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, err := f.eng.Recover(context.Background(), id, tc.ranges, tc.numbers)
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+				var re *engine.RangeError
+				require.ErrorAs(t, err, &re)
+				assert.Equal(t, tc.maxLine, re.MaxLine)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, rec.RawText)
+			assert.Equal(t, engine.RecoveryMetadata{PruneID: id, Ranges: tc.ranges, LineNumbering: "original"}, rec.Metadata)
+		})
+	}
+	_, err = f.eng.Recover(context.Background(), "prn_00000000000000000000000000000000", []engine.Range{{StartLine: 1, EndLine: 1}}, false)
+	require.ErrorIs(t, err, engine.ErrPruneIDNotFound)
+	var nf *engine.NotFoundError
+	require.ErrorAs(t, err, &nf)
+	assert.Equal(t, "prn_00000000000000000000000000000000", nf.PruneID)
+}
+
+func TestMemoryStoreTTLAndEviction(t *testing.T) {
+	now := time.Unix(1000, 0)
+	clock := func() time.Time { return now }
+	ctx := context.Background()
+	s := engine.NewMemoryStore(10*time.Second, 10, clock)
+
+	require.NoError(t, s.Put(ctx, "a", "aaaa"))
+	require.NoError(t, s.Put(ctx, "b", "bbbb"))
+	_, err := s.Get(ctx, "a") // a is now the most recently used
+	require.NoError(t, err)
+	require.NoError(t, s.Put(ctx, "c", "cccc")) // 12 bytes > 10: evict b, the least recently used
+	_, err = s.Get(ctx, "b")
+	assert.ErrorIs(t, err, engine.ErrPruneIDNotFound)
+	got, err := s.Get(ctx, "a")
+	require.NoError(t, err)
+	assert.Equal(t, "aaaa", got)
+	assert.LessOrEqual(t, s.Bytes(), int64(10))
+
+	require.NoError(t, s.Put(ctx, "huge", strings.Repeat("x", 11)))
+	_, err = s.Get(ctx, "huge")
+	assert.ErrorIs(t, err, engine.ErrPruneIDNotFound, "a text over the whole cap is not kept")
+	_, err = s.Get(ctx, "a")
+	assert.NoError(t, err, "and evicts nothing")
+
+	now = now.Add(10 * time.Second)
+	_, err = s.Get(ctx, "a")
+	assert.ErrorIs(t, err, engine.ErrPruneIDNotFound, "expired at the TTL")
+	require.NoError(t, s.Put(ctx, "d", "dd"))
+	assert.Equal(t, 1, s.Len(), "expired entries are swept")
+}
+
+func TestRegistry(t *testing.T) {
+	reg := engine.NewRegistry()
+	reg.Register("keyword", keywordScorer{})
+	assert.Panics(t, func() { reg.Register("keyword", keywordScorer{}) }, "duplicate names are programming errors")
+	assert.Panics(t, func() { reg.Register("a:b", keywordScorer{}) })
+
+	builds := 0
+	reg.RegisterFamily("fam", "test family", func(_ context.Context, arg string) (engine.Scorer, error) {
+		builds++
+		if arg == "bad" {
+			return nil, errors.New("cannot build")
+		}
+		return keywordScorer{}, nil
+	})
+	ctx := context.Background()
+	_, err := reg.Get(ctx, "fam:x")
+	require.NoError(t, err)
+	_, err = reg.Get(ctx, "fam:x")
+	require.NoError(t, err)
+	assert.Equal(t, 1, builds, "family scorers are cached by spec")
+	_, err = reg.Get(ctx, "fam:bad")
+	assert.ErrorContains(t, err, "cannot build")
+	_, err = reg.Get(ctx, "missing")
+	assert.ErrorIs(t, err, engine.ErrUnknownScorer)
+	_, err = reg.Get(ctx, "nofam:x")
+	assert.ErrorIs(t, err, engine.ErrUnknownScorer)
+
+	assert.Equal(t, "keyword", reg.DefaultFor(engine.SourceLogs), "the first registered scorer is the default")
+	reg.Register("other", keywordScorer{})
+	reg.SetDefault("other", engine.SourceCode)
+	assert.Equal(t, "other", reg.DefaultFor(engine.SourceCode))
+	assert.Equal(t, "keyword", reg.DefaultFor(engine.SourceDocs))
+	names := []string{}
+	for _, info := range reg.List() {
+		names = append(names, info.Name)
+	}
+	assert.Equal(t, []string{"fam:<arg>", "keyword", "other"}, names)
+	assert.NoError(t, reg.Close())
+}
