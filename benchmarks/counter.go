@@ -1,0 +1,68 @@
+package benchmarks
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+)
+
+// caseCounter counts tokens for the engine runs of one case. The engine counts every line of
+// the input on each prune; a case is pruned once per scorer, mode and budget, so counts of
+// single lines (and of the whole input) are remembered for the case's lifetime. Multi-line
+// strings other than the input (the pruned outputs) are always counted afresh.
+type caseCounter struct {
+	tok  engine.TokenCounter
+	text string
+
+	mu    sync.Mutex
+	whole int // -1 until counted
+	lines map[string]int
+}
+
+var _ engine.TokenCounter = (*caseCounter)(nil)
+
+func newCaseCounter(tok engine.TokenCounter, text string) *caseCounter {
+	return &caseCounter{tok: tok, text: text, whole: -1, lines: map[string]int{}}
+}
+
+// Count implements engine.TokenCounter.
+func (c *caseCounter) Count(s string) int {
+	switch {
+	case len(s) == len(c.text) && s == c.text:
+		c.mu.Lock()
+		n := c.whole
+		c.mu.Unlock()
+		if n < 0 {
+			n = c.tok.Count(s)
+			c.mu.Lock()
+			c.whole = n
+			c.mu.Unlock()
+		}
+		return n
+	case strings.IndexByte(s, '\n') >= 0:
+		return c.tok.Count(s)
+	}
+	c.mu.Lock()
+	n, ok := c.lines[s]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = c.tok.Count(s)
+	c.mu.Lock()
+	c.lines[s] = n
+	c.mu.Unlock()
+	return n
+}
+
+// warm counts the input and each of its lines, so that the timed prunes that follow measure
+// scoring, selection, rendering and the count of the output, the same for every scorer.
+func (c *caseCounter) warm(lines []string) (whole int, perLine []int) {
+	whole = c.Count(c.text)
+	perLine = make([]int, len(lines))
+	for i, l := range lines {
+		perLine[i] = c.Count(l)
+	}
+	return whole, perLine
+}
