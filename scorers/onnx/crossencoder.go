@@ -1,0 +1,144 @@
+package onnx
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/hftok"
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/manifest"
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// PairText is the second sequence a cross-encoder reads for line i: the line between
+// ContextLines lines on each side, joined by newlines, with blank lines in the window kept
+// (they carry structure). Exported so tests and operators can see exactly what is scored.
+func PairText(lines []string, i, context int) string {
+	lo, hi := max(0, i-context), min(len(lines), i+context+1)
+	return strings.Join(lines[lo:hi], "\n")
+}
+
+// Batch is a padded batch of encoded pairs, row-major [rows, width].
+type Batch struct {
+	Rows, Width int
+	IDs         []int64
+	Mask        []int64
+	TypeIDs     []int64
+}
+
+// EncodeBatch tokenizes (goal, PairText) for lines [from, to), truncating each pair to
+// maxLen tokens and padding to the longest pair of the batch.
+func EncodeBatch(tok *hftok.Tokenizer, goal string, lines []string, from, to, context, maxLen int) *Batch {
+	encs := make([]hftok.Encoding, 0, to-from)
+	width := 1
+	for i := from; i < to; i++ {
+		e := tok.EncodePair(goal, PairText(lines, i, context), maxLen)
+		width = max(width, len(e.IDs))
+		encs = append(encs, e)
+	}
+	b := &Batch{Rows: len(encs), Width: width}
+	b.IDs = make([]int64, b.Rows*width)
+	b.Mask = make([]int64, b.Rows*width)
+	b.TypeIDs = make([]int64, b.Rows*width)
+	for r, e := range encs {
+		row := r * width
+		for k := 0; k < width; k++ {
+			if k < len(e.IDs) {
+				b.IDs[row+k], b.Mask[row+k], b.TypeIDs[row+k] = e.IDs[k], 1, e.TypeIDs[k]
+			} else {
+				b.IDs[row+k] = tok.PadID()
+			}
+		}
+	}
+	return b
+}
+
+func (s *Scorer) scoreCrossEncoder(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+	ce := s.man.CrossEncoder
+	n := len(req.Lines)
+	scores := make([]float64, n)
+	for from := 0; from < n; from += ce.BatchSize {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		to := min(n, from+ce.BatchSize)
+		b := EncodeBatch(s.tok, req.Goal, req.Lines, from, to, ce.ContextLines, ce.MaxLength)
+		out, err := s.runBatch(b)
+		if err != nil {
+			return nil, err
+		}
+		copy(scores[from:to], out)
+	}
+	return &engine.ScoreResponse{Scores: scores}, nil
+}
+
+// runBatch runs one padded batch and returns one [0, 1] score per row.
+func (s *Scorer) runBatch(b *Batch) ([]float64, error) {
+	ce := s.man.CrossEncoder
+	shape := ort.NewShape(int64(b.Rows), int64(b.Width))
+	inputs := make([]ort.Value, 0, len(s.man.Inputs))
+	defer func() {
+		for _, v := range inputs {
+			v.Destroy()
+		}
+	}()
+	for _, in := range s.man.Inputs {
+		var data []int64
+		switch in.Role {
+		case manifest.RoleInputIDs:
+			data = b.IDs
+		case manifest.RoleAttentionMask:
+			data = b.Mask
+		case manifest.RoleTokenTypeIDs:
+			data = b.TypeIDs
+		}
+		t, err := ort.NewTensor(shape, data)
+		if err != nil {
+			return nil, fmt.Errorf("onnx: %s tensor: %w", in.Name, err)
+		}
+		inputs = append(inputs, t)
+	}
+	outs := []ort.Value{nil}
+	if err := s.sess.Run(inputs, outs); err != nil {
+		return nil, fmt.Errorf("onnx: run %s: %w", s.man.Name, err)
+	}
+	defer outs[0].Destroy()
+	t, ok := outs[0].(*ort.Tensor[float32])
+	if !ok {
+		return nil, fmt.Errorf("onnx: %s output is %T, want float32", s.man.Name, outs[0])
+	}
+	data, shp := t.GetData(), t.GetShape()
+	cols := 1
+	if len(shp) == 2 {
+		cols = int(shp[1])
+	}
+	if len(data) != b.Rows*cols || ce.ScoreIndex >= cols {
+		return nil, fmt.Errorf("onnx: %s output shape %v for %d pairs (score_index %d)", s.man.Name, shp, b.Rows, ce.ScoreIndex)
+	}
+	out := make([]float64, b.Rows)
+	for r := 0; r < b.Rows; r++ {
+		row := data[r*cols : (r+1)*cols]
+		v := float64(row[ce.ScoreIndex])
+		switch ce.Activation {
+		case "sigmoid":
+			v = 1 / (1 + math.Exp(-v))
+		case "softmax":
+			mx := math.Inf(-1)
+			for _, x := range row {
+				mx = math.Max(mx, float64(x))
+			}
+			sum := 0.0
+			for _, x := range row {
+				sum += math.Exp(float64(x) - mx)
+			}
+			v = math.Exp(v-mx) / sum
+		}
+		if math.IsNaN(v) {
+			return nil, fmt.Errorf("onnx: %s returned NaN", s.man.Name)
+		}
+		out[r] = min(1, max(0, v))
+	}
+	return out, nil
+}

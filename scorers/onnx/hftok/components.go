@@ -1,0 +1,339 @@
+package hftok
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+type (
+	normalizer   func(string) string
+	preTokenizer func(string) []string
+)
+
+type typed struct {
+	Type string `json:"type"`
+}
+
+func parseNormalizer(raw json.RawMessage) ([]normalizer, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var t typed
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, err
+	}
+	switch t.Type {
+	case "Sequence":
+		var seq struct {
+			Normalizers []json.RawMessage `json:"normalizers"`
+		}
+		if err := json.Unmarshal(raw, &seq); err != nil {
+			return nil, err
+		}
+		var out []normalizer
+		for _, r := range seq.Normalizers {
+			ns, err := parseNormalizer(r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ns...)
+		}
+		return out, nil
+	case "BertNormalizer":
+		var c struct {
+			CleanText          bool  `json:"clean_text"`
+			HandleChineseChars bool  `json:"handle_chinese_chars"`
+			StripAccents       *bool `json:"strip_accents"`
+			Lowercase          bool  `json:"lowercase"`
+		}
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return nil, err
+		}
+		strip := c.Lowercase // HF: strip_accents null follows lowercase
+		if c.StripAccents != nil {
+			strip = *c.StripAccents
+		}
+		return []normalizer{func(s string) string {
+			if c.CleanText {
+				s = cleanText(s)
+			}
+			if c.HandleChineseChars {
+				s = spaceCJK(s)
+			}
+			if strip {
+				s = stripAccents(s)
+			}
+			if c.Lowercase {
+				s = strings.ToLower(s)
+			}
+			return s
+		}}, nil
+	case "Lowercase":
+		return []normalizer{strings.ToLower}, nil
+	case "StripAccents":
+		return []normalizer{stripAccents}, nil
+	case "NFD":
+		return []normalizer{norm.NFD.String}, nil
+	case "NFC":
+		return []normalizer{norm.NFC.String}, nil
+	case "NFKC":
+		return []normalizer{norm.NFKC.String}, nil
+	case "NFKD":
+		return []normalizer{norm.NFKD.String}, nil
+	}
+	return nil, fmt.Errorf("%w: normalizer %q", ErrUnsupported, t.Type)
+}
+
+// cleanText drops control characters and turns every whitespace into a space (BERT).
+func cleanText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == 0 || r == 0xFFFD:
+		case r == '\t' || r == '\n' || r == '\r' || unicode.IsSpace(r):
+			b.WriteByte(' ')
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isCJK(r rune) bool {
+	return (r >= 0x4E00 && r <= 0x9FFF) || (r >= 0x3400 && r <= 0x4DBF) || (r >= 0x20000 && r <= 0x2A6DF) ||
+		(r >= 0x2A700 && r <= 0x2B73F) || (r >= 0x2B740 && r <= 0x2B81F) || (r >= 0x2B820 && r <= 0x2CEAF) ||
+		(r >= 0xF900 && r <= 0xFAFF) || (r >= 0x2F800 && r <= 0x2FA1F)
+}
+
+func spaceCJK(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if isCJK(r) {
+			b.WriteByte(' ')
+			b.WriteRune(r)
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func stripAccents(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func parsePreTokenizer(raw json.RawMessage) ([]preTokenizer, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var t typed
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, err
+	}
+	switch t.Type {
+	case "Sequence":
+		var seq struct {
+			PreTokenizers []json.RawMessage `json:"pretokenizers"`
+		}
+		if err := json.Unmarshal(raw, &seq); err != nil {
+			return nil, err
+		}
+		var out []preTokenizer
+		for _, r := range seq.PreTokenizers {
+			ps, err := parsePreTokenizer(r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ps...)
+		}
+		return out, nil
+	case "BertPreTokenizer":
+		return []preTokenizer{bertSplit}, nil
+	case "WhitespaceSplit":
+		return []preTokenizer{strings.Fields}, nil
+	case "Whitespace":
+		return []preTokenizer{whitespaceSplit}, nil
+	case "ByteLevel":
+		var c struct {
+			AddPrefixSpace bool  `json:"add_prefix_space"`
+			UseRegex       *bool `json:"use_regex"`
+		}
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return nil, err
+		}
+		useRegex := c.UseRegex == nil || *c.UseRegex
+		return []preTokenizer{func(s string) []string {
+			if c.AddPrefixSpace && !strings.HasPrefix(s, " ") {
+				s = " " + s
+			}
+			words := []string{s}
+			if useRegex {
+				words = gpt2Split(s)
+			}
+			for i, w := range words {
+				words[i] = byteLevel(w)
+			}
+			return words
+		}}, nil
+	}
+	return nil, fmt.Errorf("%w: pre_tokenizer %q", ErrUnsupported, t.Type)
+}
+
+func isBertPunct(r rune) bool {
+	if (r >= 33 && r <= 47) || (r >= 58 && r <= 64) || (r >= 91 && r <= 96) || (r >= 123 && r <= 126) {
+		return true
+	}
+	return unicode.IsPunct(r)
+}
+
+// bertSplit splits on whitespace and isolates every punctuation character.
+func bertSplit(s string) []string {
+	var out []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+		}
+	}
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			flush()
+		case isBertPunct(r):
+			flush()
+			out = append(out, string(r))
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	flush()
+	return out
+}
+
+// whitespaceSplit is HF's Whitespace pre-tokenizer: runs of \w, or runs of [^\w\s].
+func whitespaceSplit(s string) []string {
+	var out []string
+	rs := []rune(s)
+	isWord := func(r rune) bool {
+		return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+	}
+	for i := 0; i < len(rs); {
+		r := rs[i]
+		if unicode.IsSpace(r) {
+			i++
+			continue
+		}
+		j := i + 1
+		w := isWord(r)
+		for j < len(rs) && !unicode.IsSpace(rs[j]) && isWord(rs[j]) == w {
+			j++
+		}
+		out = append(out, string(rs[i:j]))
+		i = j
+	}
+	return out
+}
+
+// gpt2Split is the GPT-2 pre-tokenization regex
+// 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+// written as a scanner, since RE2 has no look-ahead.
+func gpt2Split(s string) []string {
+	rs := []rune(s)
+	n := len(rs)
+	var out []string
+	class := func(r rune) int {
+		switch {
+		case unicode.IsLetter(r):
+			return 1
+		case unicode.IsNumber(r):
+			return 2
+		case unicode.IsSpace(r):
+			return 0
+		}
+		return 3
+	}
+	for i := 0; i < n; {
+		r := rs[i]
+		if r == '\'' {
+			rest := string(rs[i+1 : min(n, i+3)])
+			matched := false
+			for _, c := range []string{"re", "ve", "ll", "s", "t", "m", "d"} {
+				if strings.HasPrefix(rest, c) {
+					out = append(out, "'"+c)
+					i += 1 + len(c)
+					matched = true
+					break
+				}
+			}
+			if matched {
+				continue
+			}
+		}
+		start := i
+		if r == ' ' && i+1 < n && class(rs[i+1]) != 0 {
+			i++
+			r = rs[i]
+		}
+		c := class(r)
+		if c != 0 {
+			for i < n && class(rs[i]) == c {
+				i++
+			}
+			out = append(out, string(rs[start:i]))
+			continue
+		}
+		j := i
+		for j < n && class(rs[j]) == 0 {
+			j++
+		}
+		switch {
+		case j == n:
+			out = append(out, string(rs[i:j]))
+			i = j
+		case j-i >= 2:
+			out = append(out, string(rs[i:j-1]))
+			i = j - 1
+		default:
+			out = append(out, string(rs[i:j]))
+			i = j
+		}
+	}
+	return out
+}
+
+// byteToRune is GPT-2's reversible map from bytes to printable runes.
+var byteToRune = func() [256]rune {
+	var m [256]rune
+	next := rune(256)
+	for b := 0; b < 256; b++ {
+		if (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF) {
+			m[b] = rune(b)
+		} else {
+			m[b] = next
+			next++
+		}
+	}
+	return m
+}()
+
+func byteLevel(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteRune(byteToRune[s[i]])
+	}
+	return b.String()
+}

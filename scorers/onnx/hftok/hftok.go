@@ -1,0 +1,218 @@
+// Package hftok tokenizes text with a Hugging Face tokenizer.json, in Go, for cross-encoder
+// models: WordPiece (BERT, MiniLM rerankers) and byte-level BPE (RoBERTa, GPT-2 style)
+// models, with the normalizers, pre-tokenizers and post-processors those tokenizers use.
+// Pairs are truncated longest-first to a maximum length and padded by the caller's batching.
+//
+// A tokenizer.json using a component this package does not implement is rejected at Load
+// with an error naming the component, never tokenized approximately.
+//
+// It imports golang.org/x/text's normalization and the standard library only.
+package hftok
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// ErrUnsupported is wrapped when a tokenizer.json uses a component not implemented here.
+var ErrUnsupported = errors.New("unsupported tokenizer component")
+
+// Tokenizer encodes text and text pairs to token ids. It is immutable and safe for
+// concurrent use.
+type Tokenizer struct {
+	norm   []normalizer
+	pre    []preTokenizer
+	model  model
+	post   postProcessor
+	padID  int64
+	added  map[string]int64 // added tokens matched before normalization (e.g. "[SEP]")
+	addedK []string         // added tokens, longest first
+}
+
+// Encoding is one encoded sequence.
+type Encoding struct {
+	IDs     []int64
+	TypeIDs []int64
+}
+
+type rawTokenizer struct {
+	AddedTokens []struct {
+		ID      int64  `json:"id"`
+		Content string `json:"content"`
+		Special bool   `json:"special"`
+	} `json:"added_tokens"`
+	Normalizer    json.RawMessage `json:"normalizer"`
+	PreTokenizer  json.RawMessage `json:"pre_tokenizer"`
+	PostProcessor json.RawMessage `json:"post_processor"`
+	Model         json.RawMessage `json:"model"`
+	Padding       *struct {
+		PadID int64 `json:"pad_id"`
+	} `json:"padding"`
+}
+
+// Load reads a tokenizer.json file.
+func Load(path string) (*Tokenizer, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: %w", err)
+	}
+	t, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// Parse reads the contents of a tokenizer.json.
+func Parse(b []byte) (*Tokenizer, error) {
+	var raw rawTokenizer
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, err
+	}
+	t := &Tokenizer{added: map[string]int64{}}
+	var err error
+	if t.norm, err = parseNormalizer(raw.Normalizer); err != nil {
+		return nil, err
+	}
+	if t.pre, err = parsePreTokenizer(raw.PreTokenizer); err != nil {
+		return nil, err
+	}
+	if t.model, err = parseModel(raw.Model); err != nil {
+		return nil, err
+	}
+	for _, a := range raw.AddedTokens {
+		if a.Special {
+			t.added[a.Content] = a.ID
+			t.addedK = append(t.addedK, a.Content)
+		}
+	}
+	sort.SliceStable(t.addedK, func(i, j int) bool { return len(t.addedK[i]) > len(t.addedK[j]) })
+	if t.post, err = parsePostProcessor(raw.PostProcessor, t); err != nil {
+		return nil, err
+	}
+	switch {
+	case raw.Padding != nil:
+		t.padID = raw.Padding.PadID
+	default:
+		for _, name := range []string{"[PAD]", "<pad>", "<|endoftext|>"} {
+			if id, ok := t.tokenID(name); ok {
+				t.padID = id
+				break
+			}
+		}
+	}
+	return t, nil
+}
+
+// PadID is the id used to pad a batch.
+func (t *Tokenizer) PadID() int64 { return t.padID }
+
+func (t *Tokenizer) tokenID(tok string) (int64, bool) {
+	if id, ok := t.added[tok]; ok {
+		return id, true
+	}
+	return t.model.id(tok)
+}
+
+// Tokens returns the ids of s without special tokens.
+func (t *Tokenizer) Tokens(s string) []int64 {
+	var out []int64
+	for _, piece := range t.splitAdded(s) {
+		if piece.special {
+			out = append(out, piece.id)
+			continue
+		}
+		text := piece.text
+		for _, n := range t.norm {
+			text = n(text)
+		}
+		words := []string{text}
+		for _, p := range t.pre {
+			var next []string
+			for _, w := range words {
+				next = append(next, p(w)...)
+			}
+			words = next
+		}
+		for _, w := range words {
+			if w == "" {
+				continue
+			}
+			out = append(out, t.model.tokenize(w)...)
+		}
+	}
+	return out
+}
+
+type addedPiece struct {
+	text    string
+	special bool
+	id      int64
+}
+
+// splitAdded cuts s around special added tokens written literally in it.
+func (t *Tokenizer) splitAdded(s string) []addedPiece {
+	if len(t.addedK) == 0 {
+		return []addedPiece{{text: s}}
+	}
+	var out []addedPiece
+	start := 0
+	for i := 0; i < len(s); {
+		matched := ""
+		for _, k := range t.addedK {
+			if k != "" && strings.HasPrefix(s[i:], k) {
+				matched = k
+				break
+			}
+		}
+		if matched == "" {
+			i++
+			continue
+		}
+		if i > start {
+			out = append(out, addedPiece{text: s[start:i]})
+		}
+		out = append(out, addedPiece{special: true, id: t.added[matched]})
+		i += len(matched)
+		start = i
+	}
+	if start < len(s) {
+		out = append(out, addedPiece{text: s[start:]})
+	}
+	return out
+}
+
+// EncodePair encodes (a, b) with the post-processor's special tokens, truncating the longer
+// side first until the whole fits maxLen tokens (maxLen <= 0: no limit).
+func (t *Tokenizer) EncodePair(a, b string, maxLen int) Encoding {
+	ta, tb := t.Tokens(a), t.Tokens(b)
+	if maxLen > 0 {
+		budget := maxLen - t.post.added(true)
+		if budget < 0 {
+			budget = 0
+		}
+		for len(ta)+len(tb) > budget {
+			if len(ta) > len(tb) {
+				ta = ta[:len(ta)-1]
+			} else {
+				tb = tb[:len(tb)-1]
+			}
+		}
+	}
+	return t.post.pair(ta, tb)
+}
+
+// Encode encodes one sequence with special tokens, truncated to maxLen (<= 0: no limit).
+func (t *Tokenizer) Encode(a string, maxLen int) Encoding {
+	ta := t.Tokens(a)
+	if maxLen > 0 {
+		if budget := max(0, maxLen-t.post.added(false)); len(ta) > budget {
+			ta = ta[:budget]
+		}
+	}
+	return t.post.single(ta)
+}

@@ -1,0 +1,345 @@
+// Package linefeat computes the documented per-line feature vector of the `line-features`
+// model input family: lexical relevance to the goal (through package heuristic's term model,
+// so improvements there reach the model after a retrain), identifier matches, the indentation
+// tree, position, length, neighbourhood and source type.
+//
+// It is pure Go (no cgo) so the trainer and the runtime scorer share it. It imports engine,
+// scorers/heuristic and the standard library only.
+package linefeat
+
+import (
+	"context"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+)
+
+// Version names the feature set. A model's manifest records the version it was trained on;
+// a scorer refuses a model whose version it does not compute.
+const Version = "linefeat-v1"
+
+// Names lists the features in column order, documented in models/README.md. Changing the
+// list (or what a feature means) requires a new Version and a retrain.
+var Names = []string{
+	"lex_norm",          // BM25 of the line, / max(strong match, document max)
+	"lex_rel",           // BM25 of the line, / document max (0 when nothing matches)
+	"lex_log",           // log1p(BM25 of the line)
+	"exact",             // line holds a whole multi-part goal identifier
+	"term_cover",        // share of the goal terms present in the document that the line holds
+	"idf_cover",         // the same, weighted by rarity × goal weight
+	"block",             // BM25 of the indentation block the line heads, / document max
+	"parent_block",      // the same for the line's enclosing block
+	"grandparent_block", // and for the block enclosing that one
+	"heuristic",         // the heuristic scorer's final score
+	"heuristic_rank",    // share of lines the heuristic scores strictly higher (0 = best)
+	"heur_max_w3",       // max heuristic score within ±3 lines
+	"heur_mean_w10",     // mean heuristic score within ±10 lines
+	"lex_max_w3",        // max lex_norm within ±3 lines
+	"lex_sum_w10",       // sum of lex_norm within ±10 lines, squashed
+	"near_best",         // exp(-distance to the best lexical line / 5)
+	"pos",               // (i+1)/n
+	"to_end_log",        // log1p(lines after this one) / log1p(n)
+	"doc_size",          // log1p(n) / 10
+	"chars_log",         // log1p(bytes of the line) / 6
+	"blank",             // the line is blank
+	"terms_log",         // log1p(terms in the line) / 4
+	"indent_log",        // log1p(indentation width) / 4
+	"depth_log",         // log1p(depth in the indentation tree) / 3
+	"subtree_log",       // log1p(lines in the block the line heads) / 6
+	"decl",              // declaration (def, class, func, directive, ...)
+	"comment",           // comment or docstring-like line
+	"import",            // import / include / require line
+	"fail_word",         // failure vocabulary strength (logs), in [0, 1]
+	"shape_rare",        // 1 / (1 + log(count of lines of the same shape))
+	"near_last_fail",    // exp(-distance to the last strong failure line / 40)
+	"src_code",          // source type one-hot
+	"src_logs",
+	"src_docs",
+	"lang_python", // language hint from path/language
+	"lang_rst",
+	"rst_directive", // reStructuredText directive (".. function::") or Markdown heading
+	"in_directive",  // inside the body of a directive: exp(-distance to it / 20)
+}
+
+// NumFeatures is the width F of a feature row.
+var NumFeatures = len(Names)
+
+var (
+	reDecl      = regexp.MustCompile(`^\s*(@\w|(export\s+)?(default\s+)?(async\s+)?(def|class|func|fn|function|interface|struct|enum|trait|impl|type)\b|(public|private|protected|internal|static)\s)`)
+	reComment   = regexp.MustCompile(`^\s*(#|//|/\*|\*|--|"""|''')`)
+	reImport    = regexp.MustCompile(`^\s*(import\b|from\s+[\w.]+\s+import\b|#\s*include\b|using\s+[\w.]+\s*;|use\s+\w|require\s*\(|(const|let|var)\s+[\w{}, ]+\s*=\s*require\s*\(|package\s+\w)`)
+	reDirective = regexp.MustCompile(`^\s*(\.\.\s+[\w:-]+::|#{1,6}\s)`)
+	reFailure   = regexp.MustCompile(`(?i)(\berror|\bexception|traceback|\bfatal|\bpanic|\bfailed\b|\bfailure\b|\bFAIL\b|\bcannot\b|\bunable\b|\bundefined\b|\bdenied\b|\bexit(ed)? (code|status|with)\b)`)
+	reFailHard  = regexp.MustCompile(`(?i)(\berror\b|\bexception\b|traceback|\bfatal\b|\bpanic|\bfailed\b|\bfailure\b|\bFAIL\b)`)
+)
+
+// Matrix is the features of one request.
+type Matrix struct {
+	// X is the n×F feature matrix, row-major, as float32 (the model's input type).
+	X []float32
+	N int
+	// Focus is the heuristic's focus terms, for the engine's marker reasons.
+	Focus []string
+}
+
+// Row returns the features of line i.
+func (m *Matrix) Row(i int) []float32 { return m.X[i*NumFeatures : (i+1)*NumFeatures] }
+
+// Compute returns the feature matrix of req. It honours ctx between its passes.
+func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
+	lines := req.Lines
+	n := len(lines)
+	F := NumFeatures
+	out := make([]float32, n*F)
+	if n == 0 {
+		return &Matrix{X: out}, nil
+	}
+	hresp, err := heuristic.New().Score(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	heur := hresp.Scores
+	q := heuristic.ParseGoal(req.Goal)
+	a := heuristic.Analyze(lines, q)
+	block, parent := heuristic.BlockScores(lines, a)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	maxLex, maxBlock := 0.0, 0.0
+	best := -1
+	for i := 0; i < n; i++ {
+		if a.Lex[i] > maxLex {
+			maxLex, best = a.Lex[i], i
+		}
+		maxBlock = math.Max(maxBlock, block[i])
+	}
+	const strongMatch = 8.0
+	zl := math.Max(strongMatch, maxLex)
+	lexNorm := make([]float64, n)
+	for i := range lexNorm {
+		lexNorm[i] = a.Lex[i] / zl
+	}
+	// Goal terms present in the document, and their total weight.
+	present, presentW := 0, 0.0
+	for t, idf := range a.IDF {
+		if idf > 0 {
+			present++
+			presentW += idf * q.Terms[t].Weight
+		}
+	}
+
+	// Tree: depth and subtree size from the parent array (parents precede children).
+	depth := make([]int, n)
+	sub := make([]int, n)
+	for i := 0; i < n; i++ {
+		if p := parent[i]; p >= 0 && int(p) < i {
+			depth[i] = depth[p] + 1
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		sub[i]++
+		if p := parent[i]; p >= 0 && int(p) < i {
+			sub[p] += sub[i]
+		}
+	}
+
+	rank := rankShare(heur)
+	heurMax3 := windowMax(heur, 3)
+	heurMean10 := windowMean(heur, 10)
+	lexMax3 := windowMax(lexNorm, 3)
+	lexSum10 := windowSum(lexNorm, 10)
+
+	// Logs: failure words, shape rarity, the last strong failure.
+	fail := make([]float64, n)
+	shapes := make(map[uint64]int32, n/4+1)
+	shape := make([]uint64, n)
+	lastFail := -1
+	for i, l := range lines {
+		shape[i] = shapeHash(l)
+		shapes[shape[i]]++
+		if len(l) > 4096 {
+			continue
+		}
+		if reFailHard.MatchString(l) {
+			fail[i] = 1
+			lastFail = i
+		} else if reFailure.MatchString(l) {
+			fail[i] = 0.5
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	lang := strings.ToLower(req.Language)
+	path := strings.ToLower(req.Path)
+	isPy := b2f(lang == "python" || strings.HasSuffix(path, ".py"))
+	isRST := b2f(lang == "rst" || lang == "restructuredtext" || strings.HasSuffix(path, ".rst") || strings.HasSuffix(path, ".rst.txt"))
+	src := [3]float64{b2f(req.SourceType == engine.SourceCode), b2f(req.SourceType == engine.SourceLogs), b2f(req.SourceType == engine.SourceDocs)}
+
+	lastDirective := -1
+	logN := math.Log1p(float64(n))
+	for i, l := range lines {
+		row := out[i*F : (i+1)*F]
+		termCover, idfCover := 0.0, 0.0
+		if present > 0 {
+			ts := a.Terms(i)
+			termCover = float64(len(ts)) / float64(present)
+			for _, t := range ts {
+				idfCover += a.IDF[t] * q.Terms[t].Weight
+			}
+			idfCover /= presentW
+		}
+		bl, pb, gb := 0.0, 0.0, 0.0
+		if maxBlock > 0 {
+			bl = block[i] / maxBlock
+			if p := parent[i]; p >= 0 {
+				pb = block[p] / maxBlock
+				if g := parent[p]; g >= 0 {
+					gb = block[g] / maxBlock
+				}
+			}
+		}
+		lexRel := 0.0
+		if maxLex > 0 {
+			lexRel = a.Lex[i] / maxLex
+		}
+		nearBest := 0.0
+		if best >= 0 {
+			nearBest = math.Exp(-math.Abs(float64(i-best)) / 5)
+		}
+		nearLast := 0.0
+		if lastFail >= 0 {
+			nearLast = math.Exp(-math.Abs(float64(i-lastFail)) / 40)
+		}
+		ind, blank := indentOf(l)
+		directive := reDirective.MatchString(l)
+		if directive {
+			lastDirective = i
+		} else if !blank && ind == 0 && lastDirective >= 0 && req.SourceType == engine.SourceDocs {
+			lastDirective = -1 // a top-level paragraph ends the directive's body
+		}
+		inDirective := 0.0
+		if lastDirective >= 0 {
+			inDirective = math.Exp(-float64(i-lastDirective) / 20)
+		}
+		vals := [...]float64{
+			lexNorm[i], lexRel, math.Log1p(a.Lex[i]), b2f(a.Exact[i]), termCover, idfCover,
+			bl, pb, gb,
+			heur[i], rank[i], heurMax3[i], heurMean10[i], lexMax3[i], 1 - math.Exp(-lexSum10[i]), nearBest,
+			float64(i+1) / float64(n), math.Log1p(float64(n-1-i)) / logN, logN / 10,
+			math.Log1p(float64(len(l))) / 6, b2f(blank), math.Log1p(float64(a.Length[i])) / 4,
+			math.Log1p(float64(ind)) / 4, math.Log1p(float64(depth[i])) / 3, math.Log1p(float64(sub[i])) / 6,
+			b2f(reDecl.MatchString(l)), b2f(reComment.MatchString(l)), b2f(reImport.MatchString(l)),
+			fail[i], 1 / (1 + math.Log(float64(shapes[shape[i]]))), nearLast,
+			src[0], src[1], src[2], isPy, isRST,
+			b2f(directive), inDirective,
+		}
+		for k, v := range vals {
+			row[k] = float32(v)
+		}
+	}
+	return &Matrix{X: out, N: n, Focus: hresp.Focus}, nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// indentOf returns the indentation width of l (tabs count 4) and whether it is blank.
+func indentOf(l string) (int, bool) {
+	w := 0
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case ' ':
+			w++
+		case '\t':
+			w += 4
+		case '\r', '\f', '\v':
+		default:
+			return w, false
+		}
+	}
+	return 0, true
+}
+
+// rankShare returns, for each value, the share of values strictly greater.
+func rankShare(v []float64) []float64 {
+	n := len(v)
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sortByValueDesc(idx, v)
+	out := make([]float64, n)
+	greater := 0
+	for k := 0; k < n; k++ {
+		if k > 0 && v[idx[k]] < v[idx[k-1]] {
+			greater = k
+		}
+		out[idx[k]] = float64(greater) / float64(n)
+	}
+	return out
+}
+
+func windowMax(v []float64, w int) []float64 {
+	n := len(v)
+	out := make([]float64, n)
+	for i := 0; i < n; i++ {
+		m := v[i]
+		for j := max(0, i-w); j <= min(n-1, i+w); j++ {
+			m = math.Max(m, v[j])
+		}
+		out[i] = m
+	}
+	return out
+}
+
+func windowSum(v []float64, w int) []float64 {
+	n := len(v)
+	prefix := make([]float64, n+1)
+	for i, x := range v {
+		prefix[i+1] = prefix[i] + x
+	}
+	out := make([]float64, n)
+	for i := 0; i < n; i++ {
+		out[i] = prefix[min(n, i+w+1)] - prefix[max(0, i-w)]
+	}
+	return out
+}
+
+func windowMean(v []float64, w int) []float64 {
+	s := windowSum(v, w)
+	n := len(v)
+	for i := range s {
+		s[i] /= float64(min(n, i+w+1) - max(0, i-w))
+	}
+	return s
+}
+
+// shapeHash hashes a line with digits and blanks dropped, so lines that differ only by
+// timestamps or counters share a shape.
+func shapeHash(l string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if (c >= '0' && c <= '9') || c == ' ' || c == '\t' || c == '\r' {
+			continue
+		}
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
+func sortByValueDesc(idx []int, v []float64) {
+	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] > v[idx[b]] })
+}

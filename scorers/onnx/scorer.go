@@ -1,0 +1,258 @@
+// Package onnx is the learned scorer family: a model run by onnxruntime on the CPU, described
+// by a manifest (models/<name>/model.json, package manifest). Two input families exist:
+// line-features models map the per-line feature matrix of package linefeat to relevances,
+// and cross-encoders read tokenized (goal, line-with-context) pairs (package hftok).
+//
+// The onnxruntime library is loaded at run time from a path cmd resolves (flag, environment,
+// or the .tools/ copy made by scripts/install-onnxruntime.sh); when it cannot be loaded, Open
+// fails with ErrRuntimeUnavailable and the rest of the server runs without this scorer.
+//
+// It imports engine, the heuristic scorer (through linefeat), its own subpackages and
+// onnxruntime_go; never server, plugins or cmd.
+package onnx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/hftok"
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/linefeat"
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/manifest"
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// Errors of Open besides ErrRuntimeUnavailable and manifest.ErrInvalid.
+var (
+	// ErrModel is wrapped when the ONNX file is missing or onnxruntime rejects it.
+	ErrModel = errors.New("model unusable")
+	// ErrShapeMismatch is wrapped when the graph's inputs or outputs differ from the manifest.
+	ErrShapeMismatch = errors.New("model does not match its manifest")
+)
+
+// Options configure Open.
+type Options struct {
+	// LibraryPath is the onnxruntime shared library (required).
+	LibraryPath string
+	// IntraOpThreads bounds the threads one Run uses (default 1: scoring sits in an agent's
+	// loop next to other requests, and small models gain nothing from more).
+	IntraOpThreads int
+}
+
+// Scorer runs one model. It holds one onnxruntime session, whose Run is safe for concurrent
+// use with separate tensors, so concurrent Score calls share it.
+type Scorer struct {
+	dir      string
+	man      *manifest.Manifest
+	sess     *ort.DynamicAdvancedSession
+	opts     *ort.SessionOptions
+	inNames  []string
+	outNames []string
+	tok      *hftok.Tokenizer // cross-encoders only
+}
+
+var (
+	_ engine.Scorer    = (*Scorer)(nil)
+	_ engine.Describer = (*Scorer)(nil)
+)
+
+// Open loads the model in dir: its manifest, its ONNX graph (checked against the manifest)
+// and, for a cross-encoder, its tokenizer.
+func Open(_ context.Context, dir string, o Options) (*Scorer, error) {
+	man, err := manifest.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scorer{dir: dir, man: man}
+	switch man.Family {
+	case manifest.FamilyLineFeatures:
+		if man.Features.Version != linefeat.Version || !slices.Equal(man.Features.Names, linefeat.Names) {
+			return nil, fmt.Errorf("%w: model %s was trained on features %q (%d), this build computes %q (%d): retrain it with 'pruner train'",
+				ErrShapeMismatch, man.Name, man.Features.Version, len(man.Features.Names), linefeat.Version, linefeat.NumFeatures)
+		}
+	case manifest.FamilyCrossEncoder:
+		tok, err := hftok.Load(filepath.Join(dir, man.CrossEncoder.Tokenizer))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrModel, err)
+		}
+		s.tok = tok
+	}
+	data, err := os.ReadFile(filepath.Join(dir, man.Model))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrModel, err)
+	}
+	if err := initRuntime(o.LibraryPath); err != nil {
+		return nil, err
+	}
+	ins, outs, err := ort.GetInputOutputInfoWithONNXData(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrModel, filepath.Join(dir, man.Model), err)
+	}
+	if err := checkIO(man, ins, outs); err != nil {
+		return nil, err
+	}
+	for _, t := range man.Inputs {
+		s.inNames = append(s.inNames, t.Name)
+	}
+	for _, t := range man.Outputs {
+		s.outNames = append(s.outNames, t.Name)
+	}
+	if s.opts, err = ort.NewSessionOptions(); err != nil {
+		return nil, fmt.Errorf("%w: session options: %v", ErrModel, err)
+	}
+	threads := o.IntraOpThreads
+	if threads <= 0 {
+		threads = 1
+	}
+	if err := s.opts.SetIntraOpNumThreads(threads); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("%w: intra-op threads: %v", ErrModel, err)
+	}
+	if err := s.opts.SetInterOpNumThreads(1); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("%w: inter-op threads: %v", ErrModel, err)
+	}
+	s.sess, err = ort.NewDynamicAdvancedSessionWithONNXData(data, s.inNames, s.outNames, s.opts)
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("%w: %s: %v", ErrModel, filepath.Join(dir, man.Model), err)
+	}
+	return s, nil
+}
+
+// checkIO compares the graph's declared inputs and outputs with the manifest's.
+func checkIO(man *manifest.Manifest, ins, outs []ort.InputOutputInfo) error {
+	cmp := func(kind string, want []manifest.Tensor, got []ort.InputOutputInfo) error {
+		if len(want) != len(got) {
+			return fmt.Errorf("%w: the graph has %d %ss, the manifest lists %d", ErrShapeMismatch, len(got), kind, len(want))
+		}
+		for _, w := range want {
+			i := slices.IndexFunc(got, func(g ort.InputOutputInfo) bool { return g.Name == w.Name })
+			if i < 0 {
+				return fmt.Errorf("%w: no %s %q in the graph", ErrShapeMismatch, kind, w.Name)
+			}
+			g := got[i]
+			wantType := ort.TensorElementDataType(ort.TensorElementDataTypeFloat)
+			if w.Type == "int64" {
+				wantType = ort.TensorElementDataType(ort.TensorElementDataTypeInt64)
+			}
+			if g.OrtValueType != ort.ONNXTypeTensor || g.DataType != wantType {
+				return fmt.Errorf("%w: %s %q is %s, the manifest says %s", ErrShapeMismatch, kind, w.Name, g.String(), w.Type)
+			}
+			if len(g.Dimensions) != len(w.Shape) {
+				return fmt.Errorf("%w: %s %q has shape %v, the manifest says %v", ErrShapeMismatch, kind, w.Name, g.Dimensions, w.Shape)
+			}
+			for d, wd := range w.Shape {
+				gd := g.Dimensions[d]
+				if wd.Fixed() && gd >= 0 && gd != wd.Size {
+					return fmt.Errorf("%w: %s %q has shape %v, the manifest says %v", ErrShapeMismatch, kind, w.Name, g.Dimensions, w.Shape)
+				}
+			}
+		}
+		return nil
+	}
+	if err := cmp("input", man.Inputs, ins); err != nil {
+		return err
+	}
+	return cmp("output", man.Outputs, outs)
+}
+
+// Manifest returns the model's manifest.
+func (s *Scorer) Manifest() *manifest.Manifest { return s.man }
+
+// Describe implements engine.Describer.
+func (s *Scorer) Describe() engine.ScorerInfo {
+	desc := s.man.Description
+	if desc == "" {
+		desc = s.man.Family + " ONNX model"
+	}
+	return engine.ScorerInfo{
+		Name:        "onnx:" + s.dir,
+		Description: fmt.Sprintf("%s (%s %s, %s)", desc, s.man.Name, s.man.Version, s.man.Family),
+		Where:       "in-process",
+		Threshold:   s.man.Threshold,
+	}
+}
+
+// Close releases the session.
+func (s *Scorer) Close() error {
+	var errs []error
+	if s.sess != nil {
+		errs = append(errs, s.sess.Destroy())
+		s.sess = nil
+	}
+	if s.opts != nil {
+		errs = append(errs, s.opts.Destroy())
+		s.opts = nil
+	}
+	return errors.Join(errs...)
+}
+
+// Score implements engine.Scorer.
+func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(req.Lines) == 0 {
+		return &engine.ScoreResponse{Scores: []float64{}}, nil
+	}
+	if s.man.Family == manifest.FamilyCrossEncoder {
+		return s.scoreCrossEncoder(ctx, req)
+	}
+	m, err := linefeat.Compute(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	in, err := ort.NewTensor(ort.NewShape(int64(m.N), int64(linefeat.NumFeatures)), m.X)
+	if err != nil {
+		return nil, fmt.Errorf("onnx: input tensor: %w", err)
+	}
+	defer in.Destroy()
+	outs := []ort.Value{nil}
+	if err := s.sess.Run([]ort.Value{in}, outs); err != nil {
+		return nil, fmt.Errorf("onnx: run %s: %w", s.man.Name, err)
+	}
+	defer outs[0].Destroy()
+	raw, err := floatData(outs[0], m.N)
+	if err != nil {
+		return nil, fmt.Errorf("onnx: %s: %w", s.man.Name, err)
+	}
+	scores := make([]float64, m.N)
+	for i, v := range raw {
+		f := float64(v)
+		if math.IsNaN(f) || f < -1e-4 || f > 1+1e-4 {
+			return nil, fmt.Errorf("onnx: %s scored line %d %v, outside [0, 1]", s.man.Name, i+1, f)
+		}
+		scores[i] = min(1, max(0, f))
+	}
+	return &engine.ScoreResponse{Scores: scores, Focus: m.Focus}, nil
+}
+
+// floatData returns the float32 contents of an output that must hold exactly n values.
+func floatData(v ort.Value, n int) ([]float32, error) {
+	t, ok := v.(*ort.Tensor[float32])
+	if !ok {
+		return nil, fmt.Errorf("output is %T, want a float32 tensor", v)
+	}
+	d := t.GetData()
+	if len(d) != n {
+		return nil, fmt.Errorf("output has %d values (shape %v), want %d", len(d), t.GetShape(), n)
+	}
+	return d, nil
+}
+
+// ParseSpec splits the argument of "onnx:<dir>" (the only form today); it exists so cmd
+// gives operators one clear error for a malformed spec.
+func ParseSpec(arg string) (string, error) {
+	dir := strings.TrimSpace(arg)
+	if dir == "" {
+		return "", fmt.Errorf("onnx scorer: want onnx:<model directory>, e.g. onnx:models/linerank")
+	}
+	return dir, nil
+}

@@ -1,0 +1,127 @@
+package train
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/linefeat"
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/manifest"
+)
+
+// ModelName and ModelVersion identify the shipped model.
+const (
+	ModelName    = "linerank"
+	ModelVersion = "1.0.0"
+)
+
+// Files written by Write.
+const (
+	ONNXFile = "model.onnx"
+	CardFile = "MODEL_CARD.md"
+)
+
+// Manifest describes an exported MLP.
+func Manifest(m *MLP, threshold float64, name, version string, training map[string]any) *manifest.Manifest {
+	return &manifest.Manifest{
+		Name:        name,
+		Version:     version,
+		Description: "line relevance from lexical, structural, positional and source-type features (MLP)",
+		Family:      manifest.FamilyLineFeatures,
+		Model:       ONNXFile,
+		Threshold:   threshold,
+		Inputs: []manifest.Tensor{{Name: InputName, Role: manifest.RoleFeatures, Type: "float32",
+			Shape: []manifest.Dim{{Param: "N"}, {Size: int64(m.F)}}}},
+		Outputs: []manifest.Tensor{{Name: OutputName, Role: manifest.RoleScores, Type: "float32",
+			Shape: []manifest.Dim{{Param: "N"}}}},
+		Features: &manifest.Features{Version: linefeat.Version, Names: append([]string(nil), linefeat.Names...)},
+		Training: training,
+	}
+}
+
+// Write exports r to dir: model.onnx, model.json and the model card. command is the command
+// line that produced it, recorded in the card.
+func (r *Result) Write(dir string, cfg Config, command string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	training := map[string]any{
+		"cases": r.Cases, "seed": cfg.Seed, "hidden": cfg.Hidden, "epochs": cfg.Epochs,
+		"hard_negatives": cfg.HardNegatives, "random_negatives": cfg.RandomNegatives, "command": command,
+	}
+	man := Manifest(r.Model, r.Threshold, ModelName, ModelVersion, training)
+	if err := man.Validate(); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	mb, err := man.Marshal()
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	meta := [][2]string{{"feature_version", linefeat.Version}, {"model_version", ModelVersion}}
+	files := map[string][]byte{
+		ONNXFile:          r.Model.ONNX("mcp-pruner line relevance model; see MODEL_CARD.md", meta),
+		manifest.FileName: mb,
+		CardFile:          []byte(r.Card(cfg, command)),
+	}
+	for _, name := range []string{ONNXFile, manifest.FileName, CardFile} {
+		if err := os.WriteFile(filepath.Join(dir, name), files[name], 0o644); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+	}
+	return nil
+}
+
+// Card renders the model card: data, features, training command and cross-validated figures.
+func (r *Result) Card(cfg Config, command string) string {
+	var b strings.Builder
+	arch := fmt.Sprintf("MLP %d → %d (ReLU) → 1 (sigmoid)", r.Model.F, r.Model.Hidden)
+	if r.Model.Hidden == 0 {
+		arch = fmt.Sprintf("logistic regression over %d features", r.Model.F)
+	}
+	fmt.Fprintf(&b, "# Model card: %s %s\n\n", ModelName, ModelVersion)
+	fmt.Fprintf(&b, "Line-relevance model of the `onnx` scorer family (`--scorer onnx:models/%s`). Input family\n", ModelName)
+	fmt.Fprintf(&b, "`line-features` (`%s`): the engine computes %d features per line and the model maps\n", linefeat.Version, r.Model.F)
+	fmt.Fprintf(&b, "`features` float32 [N, %d] to `relevance` float32 [N] in [0, 1]. Architecture: %s, with\n", r.Model.F, arch)
+	b.WriteString("the training data's mean and standard deviation baked into the graph (Sub, Div, MatMul, Add,\n")
+	b.WriteString("Relu, MatMul, Add, Sigmoid, Reshape; ONNX IR 8, opset 13, written by `scorers/onnx/onnxpb`).\n\n")
+	fmt.Fprintf(&b, "Default keep threshold: %.4f (on the median training case, %.0f%% of lines score above it).\n\n", r.Threshold, 100*cfg.KeepShare)
+	b.WriteString("## Data\n\n")
+	files := make([]string, 0, len(r.Files))
+	for f := range r.Files {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		fmt.Fprintf(&b, "- `%s`: %d cases\n", f, r.Files[f])
+	}
+	b.WriteString("\nThe development cases of `../shared/bench` (see its README for sources and licences); gold\n")
+	b.WriteString("lines are positives. Per case, every gold line, the " + fmt.Sprint(cfg.HardNegatives) + " negatives the heuristic scores highest\n")
+	fmt.Fprintf(&b, "and %d uniformly sampled other negatives (weighted by the lines they stand for) are kept.\n\n", cfg.RandomNegatives)
+	b.WriteString("## Training\n\n")
+	fmt.Fprintf(&b, "```\n%s\n```\n\n", command)
+	fmt.Fprintf(&b, "Loss: per-case listwise softmax cross-entropy (gold lines should outrank the others) plus %.2f ×\n", cfg.BCEWeight)
+	b.WriteString("a per-case balanced binary cross-entropy; every data file weighs the same. Adam, ")
+	fmt.Fprintf(&b, "%d epochs, %d cases per step,\nlearning rate %g cosine-decayed, L2 %g, seed %d. Single-threaded float64 arithmetic: the same data\n", cfg.Epochs, cfg.Batch, cfg.LearningRate, cfg.L2, cfg.Seed)
+	b.WriteString("and configuration give the same model bytes.\n\n")
+	b.WriteString("## Features\n\n")
+	for i, n := range linefeat.Names {
+		fmt.Fprintf(&b, "%d. `%s`\n", i, n)
+	}
+	b.WriteString("\nDefinitions: `scorers/onnx/linefeat/linefeat.go` (each name's comment).\n\n")
+	b.WriteString("## Cross-validated recall\n\n")
+	if len(r.CV) == 0 {
+		b.WriteString("Not cross-validated in this run.\n")
+		return b.String()
+	}
+	b.WriteString("Grouped K-fold: cases of one repository (SWE-bench project, commit repository, CI project) or one\n")
+	b.WriteString("documentation page are always in the same fold; each case is scored by a model trained without\n")
+	b.WriteString("its group. Recall of gold lines at a token budget, through the real engine (markers and\n")
+	b.WriteString("protected lines counted), macro-averaged over cases, as `pruner bench` measures it.\n\n")
+	b.WriteString("| file | budget | scorer | cases | recall | hit rate | reduction |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, row := range r.CV {
+		fmt.Fprintf(&b, "| %s | %.0f%% | %s | %d | %.3f | %.3f | %.3f |\n", row.File, 100*row.Budget, row.Scorer, row.Cases, row.Recall, row.HitRate, row.Reduction)
+	}
+	return b.String()
+}

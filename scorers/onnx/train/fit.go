@@ -1,0 +1,312 @@
+package train
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// Config is a training run's hyper-parameters. The zero value is not useful; start from
+// DefaultConfig.
+type Config struct {
+	Seed            uint64
+	Hidden          int     // hidden units; 0 trains a logistic regression
+	Epochs          int     // passes over the training cases
+	Batch           int     // cases per gradient step
+	LearningRate    float64 // Adam step size at the start (cosine-decayed to 10%)
+	L2              float64 // weight decay on W1 and W2
+	BCEWeight       float64 // weight of the per-case balanced BCE term next to the listwise loss
+	HardNegatives   int     // highest-heuristic negatives kept per case
+	RandomNegatives int     // uniformly sampled other negatives per case
+	KeepShare       float64 // share of lines the default threshold keeps on a typical case
+	Workers         int     // feature extraction and cross-validation parallelism
+}
+
+// DefaultConfig is the configuration models/linerank is trained with.
+func DefaultConfig() Config {
+	return Config{
+		Seed: 7, Hidden: 16, Epochs: 40, Batch: 8, LearningRate: 0.01, L2: 1e-4, BCEWeight: 0.3,
+		HardNegatives: 150, RandomNegatives: 250, KeepShare: 0.3, Workers: 2,
+	}
+}
+
+// fit trains an MLP on the sampled cases. It is single-threaded and uses only seeded
+// randomness, so the result depends on the data and cfg alone.
+func fit(ctx context.Context, data []*caseData, cfg Config) (*MLP, error) {
+	F := len(data[0].x) / max(1, data[0].rows())
+	m := &MLP{F: F, Hidden: cfg.Hidden}
+	m.Mean, m.Std = standardise(data, F)
+	// Standardised copies of the rows.
+	zs := make([][]float32, len(data))
+	for ci, d := range data {
+		z := make([]float32, len(d.x))
+		for i := range z {
+			k := i % F
+			z[i] = (d.x[i] - m.Mean[k]) / m.Std[k]
+		}
+		zs[ci] = z
+	}
+	// Each data file weighs the same in the loss, whatever its number of cases.
+	perFile := map[string]int{}
+	for _, d := range data {
+		perFile[d.file]++
+	}
+	caseW := make([]float64, len(data))
+	for ci, d := range data {
+		caseW[ci] = float64(len(data)) / float64(len(perFile)*perFile[d.file])
+	}
+
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6c696e6572616e6b))
+	H := cfg.Hidden
+	nW2 := H
+	if H == 0 {
+		nW2 = F
+	}
+	params := make([]float64, F*H+H+nW2+1) // W1, B1, W2, B2
+	w1, b1, w2 := params[:F*H], params[F*H:F*H+H], params[F*H+H:F*H+H+nW2]
+	for i := range w1 {
+		w1[i] = rng.NormFloat64() * math.Sqrt(2/float64(F))
+	}
+	for i := range w2 {
+		w2[i] = rng.NormFloat64() * math.Sqrt(1/float64(max(H, F)))
+	}
+	grad := make([]float64, len(params))
+	adamM := make([]float64, len(params))
+	adamV := make([]float64, len(params))
+	const beta1, beta2, eps = 0.9, 0.999, 1e-8
+
+	order := make([]int, len(data))
+	for i := range order {
+		order[i] = i
+	}
+	steps := cfg.Epochs * ((len(data) + cfg.Batch - 1) / cfg.Batch)
+	step := 0
+	hbuf := make([]float64, max(1, H))
+	pre := make([]float64, max(1, H))
+	var logits, g []float64
+	for epoch := 0; epoch < cfg.Epochs; epoch++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		for start := 0; start < len(order); start += cfg.Batch {
+			clear(grad)
+			batch := order[start:min(len(order), start+cfg.Batch)]
+			for _, ci := range batch {
+				d, z := data[ci], zs[ci]
+				n := d.rows()
+				if d.pos == 0 {
+					continue
+				}
+				logits = growTo(logits, n)
+				g = growTo(g, n)
+				for i := 0; i < n; i++ {
+					logits[i] = forward(params, F, H, z[i*F:(i+1)*F], pre, hbuf)
+				}
+				caseGrad(d, logits, g, cfg.BCEWeight)
+				scale := caseW[ci] / float64(len(batch))
+				for i := 0; i < n; i++ {
+					if g[i] == 0 {
+						continue
+					}
+					backward(params, grad, F, H, z[i*F:(i+1)*F], g[i]*scale, pre, hbuf)
+				}
+			}
+			step++
+			lr := cfg.LearningRate * (0.1 + 0.9*0.5*(1+math.Cos(math.Pi*float64(step)/float64(steps))))
+			for i := range params {
+				gi := grad[i]
+				if i < F*H || (i >= F*H+H && i < F*H+H+nW2) {
+					gi += cfg.L2 * params[i]
+				}
+				adamM[i] = beta1*adamM[i] + (1-beta1)*gi
+				adamV[i] = beta2*adamV[i] + (1-beta2)*gi*gi
+				mh := adamM[i] / (1 - math.Pow(beta1, float64(step)))
+				vh := adamV[i] / (1 - math.Pow(beta2, float64(step)))
+				params[i] -= lr * mh / (math.Sqrt(vh) + eps)
+			}
+		}
+	}
+	m.W1, m.B1, m.W2, m.B2 = f32(w1), f32(b1), f32(w2), float32(params[len(params)-1])
+	return m, m.check()
+}
+
+// forward computes the logit of one standardised row, leaving pre-activations in pre and
+// activations in h.
+func forward(p []float64, F, H int, z []float32, pre, h []float64) float64 {
+	if H == 0 {
+		s := p[len(p)-1]
+		for k := 0; k < F; k++ {
+			s += float64(z[k]) * p[k]
+		}
+		return s
+	}
+	w1, b1, w2 := p[:F*H], p[F*H:F*H+H], p[F*H+H:F*H+2*H]
+	copy(pre, b1)
+	for k := 0; k < F; k++ {
+		zk := float64(z[k])
+		if zk == 0 {
+			continue
+		}
+		row := w1[k*H : (k+1)*H]
+		for j, w := range row {
+			pre[j] += zk * w
+		}
+	}
+	s := p[len(p)-1]
+	for j := 0; j < H; j++ {
+		h[j] = math.Max(0, pre[j])
+		s += h[j] * w2[j]
+	}
+	return s
+}
+
+// backward adds the gradient of gl·logit to grad, given forward's pre and h for the row.
+func backward(p, grad []float64, F, H int, z []float32, gl float64, pre, h []float64) {
+	last := len(p) - 1
+	grad[last] += gl
+	if H == 0 {
+		for k := 0; k < F; k++ {
+			grad[k] += gl * float64(z[k])
+		}
+		return
+	}
+	// The forward pass of this row must be recomputed: callers run forward for every row
+	// first, so pre/h hold the last row. Recompute here for this one.
+	forward(p, F, H, z, pre, h)
+	w2 := p[F*H+H : F*H+2*H]
+	gw1, gb1, gw2 := grad[:F*H], grad[F*H:F*H+H], grad[F*H+H:F*H+2*H]
+	for j := 0; j < H; j++ {
+		gw2[j] += gl * h[j]
+		if pre[j] > 0 {
+			dh := gl * w2[j]
+			gb1[j] += dh
+			pre[j] = dh
+		} else {
+			pre[j] = 0
+		}
+	}
+	for k := 0; k < F; k++ {
+		zk := float64(z[k])
+		if zk == 0 {
+			continue
+		}
+		row := gw1[k*H : (k+1)*H]
+		for j := range row {
+			row[j] += zk * pre[j]
+		}
+	}
+}
+
+// caseGrad fills g with d(loss)/d(logit) for one case: a weighted listwise softmax cross
+// entropy (gold lines should outrank the rest) plus a balanced binary cross entropy that
+// keeps the sigmoid's scale meaningful for the default threshold.
+func caseGrad(d *caseData, logits, g []float64, bceWeight float64) {
+	n := d.rows()
+	mx := math.Inf(-1)
+	for i := 0; i < n; i++ {
+		mx = math.Max(mx, logits[i])
+	}
+	sum := 0.0
+	for i := 0; i < n; i++ {
+		sum += float64(d.w[i]) * math.Exp(logits[i]-mx)
+	}
+	negW := 0.0
+	for i := 0; i < n; i++ {
+		if d.y[i] == 0 {
+			negW += float64(d.w[i])
+		}
+	}
+	P := float64(d.pos)
+	for i := 0; i < n; i++ {
+		p := float64(d.w[i]) * math.Exp(logits[i]-mx) / sum
+		gi := p - float64(d.y[i])/P
+		s := sigmoid(logits[i])
+		if d.y[i] == 1 {
+			gi += bceWeight * 0.5 / P * (s - 1)
+		} else if negW > 0 {
+			gi += bceWeight * 0.5 * float64(d.w[i]) / negW * s
+		}
+		g[i] = gi
+	}
+}
+
+// standardise returns the mean and standard deviation of every feature over the rows.
+func standardise(data []*caseData, F int) (mean, std []float32) {
+	sum := make([]float64, F)
+	sq := make([]float64, F)
+	n := 0
+	for _, d := range data {
+		for i := 0; i < d.rows(); i++ {
+			for k := 0; k < F; k++ {
+				v := float64(d.x[i*F+k])
+				sum[k] += v
+				sq[k] += v * v
+			}
+		}
+		n += d.rows()
+	}
+	mean, std = make([]float32, F), make([]float32, F)
+	for k := 0; k < F; k++ {
+		mu := sum[k] / float64(max(1, n))
+		v := sq[k]/float64(max(1, n)) - mu*mu
+		mean[k] = float32(mu)
+		std[k] = 1
+		if v > 1e-8 {
+			std[k] = float32(math.Sqrt(v))
+		}
+	}
+	return mean, std
+}
+
+// threshold picks the score above which, on the median training case, cfg.KeepShare of the
+// lines lie (estimated from the weighted samples).
+func threshold(m *MLP, data []*caseData, share float64) float64 {
+	var qs []float64
+	for _, d := range data {
+		n := d.rows()
+		if n == 0 {
+			continue
+		}
+		s := m.Predict(d.x, n)
+		idx := make([]int, n)
+		total := 0.0
+		for i := range idx {
+			idx[i] = i
+			total += float64(d.w[i])
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return s[idx[a]] > s[idx[b]] })
+		acc := 0.0
+		q := s[idx[n-1]]
+		for _, i := range idx {
+			acc += float64(d.w[i])
+			if acc >= share*total {
+				q = s[i]
+				break
+			}
+		}
+		qs = append(qs, q)
+	}
+	if len(qs) == 0 {
+		return 0.5
+	}
+	sort.Float64s(qs)
+	t := qs[len(qs)/2]
+	return math.Round(t*1e4) / 1e4
+}
+
+func growTo(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+func f32(v []float64) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
+}

@@ -1,0 +1,221 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/mcp-pruner/mcp-pruner/benchmarks"
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/linefeat"
+)
+
+// Options are the inputs of a training run besides the hyper-parameters.
+type Options struct {
+	Config Config
+	// Folds is the number of cross-validation folds; 0 or 1 skips cross-validation.
+	Folds int
+	// Tokens counts tokens for the cross-validation bench (package tokenizer's Encoder).
+	Tokens engine.TokenCounter
+	// Baselines are compared with the model in cross-validation, resolved in Registry.
+	Baselines []string
+	Registry  *engine.Registry
+	// Budgets for cross-validation (default 0.1, 0.2, 0.3).
+	Budgets []float64
+	// Log receives progress lines; nil discards them.
+	Log io.Writer
+}
+
+// Result is a trained model with its cross-validated figures.
+type Result struct {
+	Model     *MLP
+	Threshold float64
+	// CV holds one row per scorer, data file and budget, macro-averaged over held-out cases.
+	CV    []CVRow
+	Cases int
+	// Files lists the data files trained on with their case counts.
+	Files map[string]int
+}
+
+// CVRow is a cross-validated figure: every case scored by a model that never saw its group.
+type CVRow struct {
+	Scorer    string  `json:"scorer"`
+	File      string  `json:"file"`
+	Budget    float64 `json:"budget"`
+	Cases     int     `json:"cases"`
+	Recall    float64 `json:"recall"`
+	HitRate   float64 `json:"hit_rate"`
+	Reduction float64 `json:"reduction"`
+}
+
+// ModelScorerName is the model's name in cross-validation rows.
+const ModelScorerName = "linerank"
+
+// Run trains on cases: cross-validation first (when opts.Folds > 1), then the final model
+// on every case.
+func Run(ctx context.Context, cases []benchmarks.Case, opts Options) (*Result, error) {
+	if len(cases) == 0 {
+		return nil, errors.New("train: no cases")
+	}
+	cfg := opts.Config
+	logf := func(format string, a ...any) {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, format+"\n", a...)
+		}
+	}
+	start := time.Now()
+	data, err := sampleAll(ctx, cases, &cfg)
+	if err != nil {
+		return nil, fmt.Errorf("train: features: %w", err)
+	}
+	rows := 0
+	for _, d := range data {
+		rows += d.rows()
+	}
+	logf("features: %d cases, %d sampled rows × %d features in %s", len(cases), rows, linefeat.NumFeatures, time.Since(start).Round(time.Millisecond))
+
+	res := &Result{Cases: len(cases), Files: map[string]int{}}
+	for i := range cases {
+		res.Files[cases[i].File]++
+	}
+	if opts.Folds > 1 {
+		if opts.Tokens == nil {
+			return nil, errors.New("train: cross-validation needs a token counter")
+		}
+		cv, err := crossValidate(ctx, cases, data, opts, logf)
+		if err != nil {
+			return nil, err
+		}
+		res.CV = cv
+	}
+	t0 := time.Now()
+	m, err := fit(ctx, data, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	res.Model = m
+	res.Threshold = threshold(m, data, cfg.KeepShare)
+	logf("final model: %d cases in %s, threshold %.4f", len(data), time.Since(t0).Round(time.Millisecond), res.Threshold)
+	return res, nil
+}
+
+func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseData, opts Options, logf func(string, ...any)) ([]CVRow, error) {
+	folds := Folds(cases, opts.Folds)
+	budgets := opts.Budgets
+	if budgets == nil {
+		budgets = []float64{0.1, 0.2, 0.3}
+	}
+	type acc struct {
+		cases                      int
+		recall, hitRate, reduction float64
+	}
+	sums := map[[3]string]*acc{}
+	var keys [][3]string
+	for f := 0; f < opts.Folds; f++ {
+		var train []*caseData
+		var held []benchmarks.Case
+		for i := range cases {
+			if folds[i] == f {
+				held = append(held, cases[i])
+			} else {
+				train = append(train, data[i])
+			}
+		}
+		if len(held) == 0 || len(train) == 0 {
+			continue
+		}
+		t0 := time.Now()
+		m, err := fit(ctx, train, opts.Config)
+		if err != nil {
+			return nil, fmt.Errorf("train: fold %d: %w", f, err)
+		}
+		reg := engine.NewRegistry()
+		reg.Register(ModelScorerName, &Scorer{Model: m, Thresh: threshold(m, train, opts.Config.KeepShare)})
+		names := []string{ModelScorerName}
+		for _, b := range opts.Baselines {
+			s, err := opts.Registry.Get(ctx, b)
+			if err != nil {
+				return nil, fmt.Errorf("train: baseline: %w", err)
+			}
+			reg.Register(b, s)
+			names = append(names, b)
+		}
+		rows, err := benchmarks.Run(ctx, benchmarks.Config{
+			Cases: held, Registry: reg, Tokens: opts.Tokens, Scorers: names, Budgets: budgets,
+			Modes: []benchmarks.Mode{benchmarks.ModeBudget}, Parallel: max(1, opts.Config.Workers),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("train: fold %d bench: %w", f, err)
+		}
+		byDataset := map[string]string{}
+		for i := range held {
+			byDataset[held[i].Dataset] = fileLabel(held[i].File)
+		}
+		for _, r := range rows {
+			file := byDataset[r.Dataset]
+			if file == "" {
+				file = r.Dataset
+			}
+			k := [3]string{r.Scorer, file, fmt.Sprint(*r.Budget)}
+			a := sums[k]
+			if a == nil {
+				a = &acc{}
+				sums[k] = a
+				keys = append(keys, k)
+			}
+			w := float64(r.Cases)
+			a.cases += r.Cases
+			a.recall += w * r.Recall
+			a.hitRate += w * r.HitRate
+			a.reduction += w * r.Reduction
+		}
+		logf("fold %d/%d: trained on %d cases, held out %d, in %s", f+1, opts.Folds, len(train), len(held), time.Since(t0).Round(time.Millisecond))
+	}
+	out := make([]CVRow, 0, len(keys))
+	for _, k := range keys {
+		a := sums[k]
+		var b float64
+		fmt.Sscan(k[2], &b)
+		c := float64(max(1, a.cases))
+		out = append(out, CVRow{Scorer: k[0], File: k[1], Budget: b, Cases: a.cases, Recall: a.recall / c, HitRate: a.hitRate / c, Reduction: a.reduction / c})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		if out[i].Budget != out[j].Budget {
+			return out[i].Budget < out[j].Budget
+		}
+		return out[i].Scorer < out[j].Scorer
+	})
+	return out, nil
+}
+
+// Scorer runs an MLP in pure Go on linefeat features. It is what cross-validation measures;
+// the shipped model runs the same computation through onnxruntime.
+type Scorer struct {
+	Model  *MLP
+	Thresh float64
+}
+
+var (
+	_ engine.Scorer    = (*Scorer)(nil)
+	_ engine.Describer = (*Scorer)(nil)
+)
+
+// Score implements engine.Scorer.
+func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+	m, err := linefeat.Compute(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return &engine.ScoreResponse{Scores: s.Model.Predict(m.X, m.N), Focus: m.Focus}, nil
+}
+
+// Describe implements engine.Describer.
+func (s *Scorer) Describe() engine.ScorerInfo {
+	return engine.ScorerInfo{Name: ModelScorerName, Description: "line-features MLP in pure Go", Where: "in-process", Threshold: s.Thresh}
+}
