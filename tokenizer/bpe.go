@@ -15,11 +15,11 @@ const (
 
 // mergeCount returns the number of tokens piece becomes. Every single byte is a
 // token in both encodings.
-func mergeCount(piece string, ranks map[string]int) int {
+func mergeCount(piece string, ranks *rankTable) int {
 	if len(piece) <= 1 {
 		return len(piece)
 	}
-	if _, ok := ranks[piece]; ok {
+	if ranks.rank(piece) != noRank {
 		return 1
 	}
 	if len(piece) <= smallPiece {
@@ -28,16 +28,9 @@ func mergeCount(piece string, ranks map[string]int) int {
 	return mergeHeap(piece, ranks)
 }
 
-func rankOf(ranks map[string]int, s string) int32 {
-	if r, ok := ranks[s]; ok {
-		return int32(r)
-	}
-	return noRank
-}
-
 // mergeSmall is tiktoken's reference loop: parts[i] starts a part, rank[i] is the
 // rank of parts i and i+1 merged.
-func mergeSmall(piece string, ranks map[string]int) int {
+func mergeSmall(piece string, ranks *rankTable) int {
 	var startBuf [smallPiece + 1]int32
 	var rankBuf [smallPiece + 1]int32
 	n := len(piece)
@@ -47,12 +40,12 @@ func mergeSmall(piece string, ranks map[string]int) int {
 		rank[i] = noRank
 	}
 	for i := 0; i+2 <= n; i++ {
-		rank[i] = rankOf(ranks, piece[i:i+2])
+		rank[i] = ranks.rank(piece[i : i+2])
 	}
 	// pairRank is the rank of parts i and i+1 merged, after parts i+1 and i+2 merged.
 	pairRank := func(i int) int32 {
 		if i+3 < len(start) {
-			return rankOf(ranks, piece[start[i]:start[i+3]])
+			return ranks.rank(piece[start[i]:start[i+3]])
 		}
 		return noRank
 	}
@@ -80,7 +73,7 @@ func mergeSmall(piece string, ranks map[string]int) int {
 // list and candidate merges sit in a min-heap keyed by (rank, start offset), which
 // is the reference's "lowest rank, leftmost first" order. Stale heap entries are
 // recognised by comparing their rank with the part's current one.
-func mergeHeap(piece string, ranks map[string]int) int {
+func mergeHeap(piece string, ranks *rankTable) int {
 	n := len(piece)
 	next := make([]int32, n) // next part's start, n at the end
 	prev := make([]int32, n) // previous part's start, -1 at the start
@@ -91,7 +84,7 @@ func mergeHeap(piece string, ranks map[string]int) int {
 		next[i], prev[i], alive[i] = int32(i+1), int32(i-1), true
 		rank[i] = noRank
 		if i+2 <= n {
-			rank[i] = rankOf(ranks, piece[i:i+2])
+			rank[i] = ranks.rank(piece[i : i+2])
 		}
 		if rank[i] != noRank {
 			h = append(h, key(rank[i], i))
@@ -104,7 +97,7 @@ func mergeHeap(piece string, ranks map[string]int) int {
 		if j >= int32(n) {
 			return noRank
 		}
-		return rankOf(ranks, piece[i:next[j]])
+		return ranks.rank(piece[i:next[j]])
 	}
 	parts := n
 	for len(h) > 0 {

@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -155,5 +156,28 @@ func TestCountRandomTexts(t *testing.T) {
 				require.Equal(t, refCount(t, name, line), e.Count(line), "%s line: %q", name, line)
 			}
 		}
+	}
+}
+
+func TestRankTable(t *testing.T) {
+	r := newRand(31)
+	for _, name := range encodingNames {
+		ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(name + ".tiktoken")
+		require.NoError(t, err)
+		tab := newRankTable(ranks)
+		for k, want := range ranks {
+			if got := tab.rank(k); got != int32(want) {
+				require.Failf(t, "rank", "%s: %q rank %d, want %d", name, k, got, want)
+			}
+		}
+		for range 20000 {
+			s := randomString(r, 1+r.IntN(6))
+			want, ok := ranks[s]
+			if !ok {
+				want = noRank
+			}
+			require.Equal(t, int32(want), tab.rank(s), "%s: %q", name, s)
+		}
+		assert.Equal(t, int32(noRank), tab.rank(""))
 	}
 }

@@ -43,7 +43,7 @@ const (
 type Encoder struct {
 	name   string
 	o200k  bool
-	ranks  map[string]int
+	ranks  *rankTable
 	tab    *[0x10000]uint8
 	segs   *countCache
 	pieces *countCache
@@ -74,7 +74,7 @@ func newEncoder(name string, o200k bool) (*Encoder, error) {
 	return &Encoder{
 		name:   name,
 		o200k:  o200k,
-		ranks:  ranks,
+		ranks:  newRankTable(ranks),
 		tab:    bmpClasses(),
 		segs:   newCountCache(segmentCacheBytes),
 		pieces: newCountCache(pieceCacheBytes),
@@ -107,7 +107,7 @@ func (e *Encoder) countPiece(p string) int {
 	if len(p) <= 1 {
 		return len(p)
 	}
-	if _, ok := e.ranks[p]; ok {
+	if e.ranks.rank(p) != noRank {
 		return 1
 	}
 	if len(p) < minCachedPiece {

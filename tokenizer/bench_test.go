@@ -1,0 +1,111 @@
+package tokenizer
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+var benchLines = []int{100, 1000, 10000, 100000}
+
+// codeText returns n lines of real source code (the bench cases' Python, Go, JS and
+// TypeScript files, concatenated) or, without ../shared/bench, generated code.
+func codeText(b *testing.B, n int) string {
+	b.Helper()
+	var lines []string
+	if benchDir(b) != "" {
+		for _, file := range []string{"code.dev.jsonl.gz", "commits.dev.jsonl.gz"} {
+			for _, text := range benchTexts(b, file, 1, 1<<30) {
+				lines = append(lines, strings.Split(strings.TrimSuffix(text, "\n"), "\n")...)
+				if len(lines) >= n {
+					return strings.Join(lines[:n], "\n") + "\n"
+				}
+			}
+		}
+	}
+	r := newRand(29)
+	for len(lines) < n {
+		lines = append(lines, strings.Split(randomText(r, 100), "\n")...)
+	}
+	return strings.Join(lines[:n], "\n") + "\n"
+}
+
+// fresh returns an encoder sharing e's ranks with empty caches.
+func (e *Encoder) fresh() *Encoder {
+	c := *e
+	c.segs = newCountCache(segmentCacheBytes)
+	c.pieces = newCountCache(pieceCacheBytes)
+	return &c
+}
+
+// BenchmarkCount counts a whole text: cold (empty caches, every segment new) and
+// warm (the same text again: a lookup per segment).
+func BenchmarkCount(b *testing.B) {
+	for _, n := range benchLines {
+		text := codeText(b, n)
+		for _, cache := range []string{"cold", "warm"} {
+			for _, name := range encodingNames {
+				b.Run(fmt.Sprintf("lines=%d/cache=%s/enc=%s", n, cache, name), func(b *testing.B) {
+					e := loadT(b, name).fresh()
+					want := e.Count(text)
+					b.SetBytes(int64(len(text)))
+					b.ReportAllocs()
+					b.ResetTimer()
+					for b.Loop() {
+						c := e
+						if cache == "cold" {
+							b.StopTimer()
+							c = e.fresh()
+							b.StartTimer()
+						}
+						if got := c.Count(text); got != want {
+							b.Fatalf("count %d, want %d", got, want)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkPriceText does what the engine does on a new text: count every line,
+// then the whole text (which then hits the lines' cache entries).
+func BenchmarkPriceText(b *testing.B) {
+	for _, n := range benchLines[:3] {
+		text := codeText(b, n)
+		lines := strings.Split(text, "\n")
+		for _, name := range encodingNames {
+			b.Run(fmt.Sprintf("lines=%d/cache=cold/enc=%s", n, name), func(b *testing.B) {
+				base := loadT(b, name)
+				b.SetBytes(int64(len(text)))
+				b.ReportAllocs()
+				for b.Loop() {
+					b.StopTimer()
+					e := base.fresh()
+					b.StartTimer()
+					for _, l := range lines {
+						e.Count(l)
+					}
+					e.Count(text)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkTiktokenGo is the baseline: tiktoken-go v0.1.8's EncodeOrdinary.
+func BenchmarkTiktokenGo(b *testing.B) {
+	for _, n := range benchLines {
+		text := codeText(b, n)
+		for _, name := range encodingNames {
+			b.Run(fmt.Sprintf("lines=%d/enc=%s", n, name), func(b *testing.B) {
+				tk := refEncoder(b, name)
+				b.SetBytes(int64(len(text)))
+				b.ReportAllocs()
+				for b.Loop() {
+					tk.EncodeOrdinary(text)
+				}
+			})
+		}
+	}
+}

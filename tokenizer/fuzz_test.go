@@ -1,0 +1,39 @@
+package tokenizer
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// FuzzCount checks Count against tiktoken-go for both encodings, cold and warm,
+// and the one-pass count of x and x+"\n". Seeds: the known-count table and
+// testdata/seeds (code, logs with ANSI escapes and \r, unicode, invalid UTF-8 and
+// NUL bytes, contractions, whitespace kinds).
+func FuzzCount(f *testing.F) {
+	for _, tt := range knownCounts {
+		f.Add(tt.text)
+	}
+	seeds, err := filepath.Glob(filepath.Join("testdata", "seeds", "*"))
+	require.NoError(f, err)
+	require.NotEmpty(f, seeds)
+	for _, p := range seeds {
+		b, err := os.ReadFile(p)
+		require.NoError(f, err)
+		f.Add(string(b))
+	}
+	encs := []*Encoder{loadT(f, CL100K), loadT(f, O200K)}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, e := range encs {
+			want := refCount(t, e.name, s)
+			require.Equal(t, want, e.Count(s), "%s cold", e.name)
+			require.Equal(t, want, e.Count(s), "%s warm", e.name)
+			valid := string([]rune(s))
+			n, nl := e.countPair(valid)
+			require.Equal(t, e.countPlain(valid), n, "%s pair", e.name)
+			require.Equal(t, e.countPlain(valid+"\n"), nl, "%s pair+nl", e.name)
+		}
+	})
+}
