@@ -84,7 +84,12 @@ func newEngine(t testing.TB, maxChars int) (*engine.Engine, *blockingScorer) {
 
 func newEnv(t testing.TB, mutate func(*server.Config)) *testEnv {
 	t.Helper()
-	eng, block := newEngine(t, 10_000)
+	return newEnvChars(t, 10_000, mutate)
+}
+
+func newEnvChars(t testing.TB, maxChars int, mutate func(*server.Config)) *testEnv {
+	t.Helper()
+	eng, block := newEngine(t, maxChars)
 	cfg := server.Config{Engine: eng, Version: "test", Now: func() time.Time { return time.Date(2026, 2, 26, 13, 0, 0, 0, time.UTC) }}
 	if mutate != nil {
 		mutate(&cfg)

@@ -138,16 +138,18 @@ func parseError(err error) *rpcResponse {
 
 // handleOne answers one JSON-RPC message; nil means it was a notification.
 func (h *rpcHandler) handleOne(ctx context.Context, msg []byte) *rpcResponse {
-	if !json.Valid(msg) {
-		var v any
-		err := json.Unmarshal(msg, &v)
-		if err == nil {
-			err = errors.New("invalid JSON")
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(msg, &fields); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return invalidRequest(nullID, "request must be a JSON object")
+		}
+		if len(bytes.TrimSpace(msg)) == 0 {
+			err = errors.New("empty body")
 		}
 		return parseError(err)
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(msg, &fields); err != nil {
+	if fields == nil { // the literal null
 		return invalidRequest(nullID, "request must be a JSON object")
 	}
 	id, hasID := fields["id"]
@@ -161,7 +163,7 @@ func (h *rpcHandler) handleOne(ctx context.Context, msg []byte) *rpcResponse {
 		return invalidRequest(id, `jsonrpc must be "2.0"`)
 	}
 	var method string
-	if raw, ok := fields["method"]; !ok || json.Unmarshal(raw, &method) != nil || !isJSONString(raw) {
+	if raw, ok := fields["method"]; !ok || !isJSONString(raw) || json.Unmarshal(raw, &method) != nil {
 		return invalidRequest(id, "method must be a string")
 	}
 	result, err := h.dispatch(ctx, method, fields["params"], hasID)
@@ -196,20 +198,30 @@ func isJSONString(raw json.RawMessage) bool {
 	return len(raw) > 0 && raw[0] == '"'
 }
 
-// callParams are tools/call's params.
-type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-}
-
-var callParamsSchema = &Schema{
-	Type: "object",
-	Properties: map[string]*Schema{
-		"name":      {Type: "string"},
-		"arguments": {Type: "object"},
-		"_meta":     {Type: "object"},
-	},
-	Required: []string{"name"},
+// callParamsOf reads tools/call's params {name, arguments?, _meta?} without decoding the
+// arguments (the tool's schema does that).
+func callParamsOf(params json.RawMessage) (string, json.RawMessage, error) {
+	params = bytes.TrimSpace(params)
+	if len(params) == 0 || params[0] != '{' {
+		return "", nil, fieldErr("params", "must be an object with name and arguments")
+	}
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal(params, &p); err != nil {
+		return "", nil, fieldErr("params", "must be an object with name and arguments")
+	}
+	var name string
+	raw, ok := p["name"]
+	if !ok {
+		return "", nil, fieldErr("name", "is required")
+	}
+	if !isJSONString(raw) || json.Unmarshal(raw, &name) != nil {
+		return "", nil, fieldErr("name", "must be a string")
+	}
+	args := bytes.TrimSpace(p["arguments"])
+	if len(args) > 0 && args[0] != '{' && string(args) != "null" {
+		return "", nil, fieldErr("arguments", "must be an object")
+	}
+	return name, args, nil
 }
 
 // initializeParams are the parts of initialize's params the server reads.
@@ -244,11 +256,11 @@ func (h *rpcHandler) dispatch(ctx context.Context, method string, params json.Ra
 		}
 		return h.s.listTools(), nil
 	case "tools/call":
-		var p callParams
-		if err := decodeArgs(callParamsSchema, params, &p); err != nil {
+		name, args, err := callParamsOf(params)
+		if err != nil {
 			return nil, err
 		}
-		payload, err := tools.call(ctx, "rpc", p.Name, p.Arguments)
+		payload, err := tools.call(ctx, "rpc", name, args)
 		if err != nil {
 			return nil, err
 		}

@@ -39,30 +39,35 @@ var errNotObject = &engine.FieldError{Field: "arguments", Problem: "must be a JS
 
 // validate checks raw against s and returns a *engine.FieldError naming the first offending
 // field (in a stable order: missing required fields, unknown fields, then each property by
-// name). Empty raw is treated as {}.
+// name). Empty raw is treated as {}. It works on raw JSON values so that long strings (the
+// text) are scanned but never unquoted or copied here.
 func (s *Schema) validate(raw []byte) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return &engine.FieldError{Field: "arguments", Problem: "is not valid JSON: " + err.Error()}
-	}
-	if _, ok := v.(map[string]any); !ok {
+	if raw[0] != '{' {
+		if !json.Valid(raw) {
+			return &engine.FieldError{Field: "arguments", Problem: "is not valid JSON"}
+		}
 		return errNotObject
 	}
-	return s.check("", v)
+	return s.check("", raw)
 }
 
-func (s *Schema) check(path string, v any) error {
+func (s *Schema) check(path string, raw json.RawMessage) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return fieldErr(path, "is empty")
+	}
 	switch s.Type {
 	case "object":
-		obj, ok := v.(map[string]any)
-		if !ok {
+		if raw[0] != '{' {
 			return fieldErr(path, "must be an object")
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return fieldErr(path, "is not a valid JSON object: "+err.Error())
 		}
 		for _, name := range s.Required {
 			if _, ok := obj[name]; !ok {
@@ -89,9 +94,12 @@ func (s *Schema) check(path string, v any) error {
 			}
 		}
 	case "array":
-		arr, ok := v.([]any)
-		if !ok {
+		if raw[0] != '[' {
 			return fieldErr(path, "must be an array")
+		}
+		var arr []json.RawMessage
+		if err := json.Unmarshal(raw, &arr); err != nil {
+			return fieldErr(path, "is not a valid JSON array: "+err.Error())
 		}
 		for i, item := range arr {
 			if err := s.Items.check(path+"["+strconv.Itoa(i)+"]", item); err != nil {
@@ -99,33 +107,33 @@ func (s *Schema) check(path string, v any) error {
 			}
 		}
 	case "string":
-		str, ok := v.(string)
-		if !ok {
+		if raw[0] != '"' {
 			return fieldErr(path, "must be a string")
 		}
-		if len(s.Enum) > 0 && !contains(s.Enum, str) {
-			return fieldErr(path, "must be one of "+quoteAll(s.Enum))
+		if len(s.Enum) > 0 {
+			var str string
+			if err := json.Unmarshal(raw, &str); err != nil || !contains(s.Enum, str) {
+				return fieldErr(path, "must be one of "+quoteAll(s.Enum))
+			}
 		}
 	case "boolean":
-		if _, ok := v.(bool); !ok {
+		if str := string(raw); str != "true" && str != "false" {
 			return fieldErr(path, "must be a boolean")
 		}
 	case "integer":
-		n, ok := v.(json.Number)
-		if !ok {
+		if !isNumber(raw) {
 			return fieldErr(path, "must be an integer")
 		}
-		i, err := n.Int64()
+		i, err := strconv.ParseInt(string(raw), 10, 64)
 		if err != nil {
 			return fieldErr(path, "must be an integer")
 		}
 		return s.checkBounds(path, float64(i), "an integer")
 	case "number":
-		n, ok := v.(json.Number)
-		if !ok {
+		if !isNumber(raw) {
 			return fieldErr(path, "must be a number")
 		}
-		f, err := n.Float64()
+		f, err := strconv.ParseFloat(string(raw), 64)
 		if err != nil {
 			return fieldErr(path, "must be a finite number")
 		}
@@ -134,6 +142,11 @@ func (s *Schema) check(path string, v any) error {
 		return fmt.Errorf("schema at %q: unsupported type %q", path, s.Type)
 	}
 	return nil
+}
+
+// isNumber reports whether raw (already known to be valid JSON) is a number literal.
+func isNumber(raw []byte) bool {
+	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
 }
 
 func (s *Schema) checkBounds(path string, f float64, what string) error {

@@ -1,0 +1,248 @@
+// Command loadtest measures the HTTP server's prune throughput and latency over loopback:
+// POST /rpc tools/call prune_text with texts of 200 and 5,000 lines at 1, 8 and 32 concurrent
+// clients, each cell bounded in time and in request count, and prints a Markdown table.
+//
+//	go run ./server/loadtest                          # in-process server, heuristic scorer
+//	go run ./server/loadtest -url http://127.0.0.1:8006/rpc   # an already running pruner serve
+//
+// Every non-200 answer, JSON-RPC error or fail-open result (used_fallback) counts as an error.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+	"github.com/mcp-pruner/mcp-pruner/server"
+	"github.com/mcp-pruner/mcp-pruner/tokenizer"
+)
+
+func main() {
+	var (
+		url         = flag.String("url", "", "POST /rpc URL of a running server; empty starts one in-process on 127.0.0.1:0")
+		linesFlag   = flag.String("lines", "200,5000", "text sizes in lines, comma-separated")
+		clientsFlag = flag.String("clients", "1,8,32", "concurrent clients, comma-separated")
+		duration    = flag.Duration("duration", 3*time.Second, "time budget of each cell")
+		maxRequests = flag.Int("max-requests", 20000, "request budget of each cell")
+		warmup      = flag.Int("warmup", 20, "unmeasured requests before each cell")
+	)
+	flag.Parse()
+	if !strings.HasPrefix(*url, "http://127.") && !strings.HasPrefix(*url, "http://localhost") && *url != "" {
+		fmt.Fprintln(os.Stderr, "loadtest: -url must be a loopback http:// URL")
+		os.Exit(2)
+	}
+	target := *url
+	if target == "" {
+		stop, addr, err := startInProcess()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest:", err)
+			os.Exit(1)
+		}
+		defer stop()
+		target = "http://" + addr + "/rpc"
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256}, Timeout: 30 * time.Second}
+
+	fmt.Printf("target %s, GOMAXPROCS %d, %s/%s, %s\n\n", target, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	fmt.Println("| lines | clients | requests | req/s | p50 ms | p99 ms | max ms | errors |")
+	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|")
+	failed := false
+	for _, n := range ints(*linesFlag) {
+		body := requestBody(n)
+		for _, c := range ints(*clientsFlag) {
+			for range *warmup {
+				oneRequest(client, target, body)
+			}
+			r := runCell(client, target, body, c, *duration, *maxRequests)
+			fmt.Printf("| %d | %d | %d | %.0f | %.2f | %.2f | %.2f | %d |\n", n, c, r.count, r.rps, ms(r.p50), ms(r.p99), ms(r.max), r.errors)
+			if r.errors > 0 {
+				failed = true
+				fmt.Fprintln(os.Stderr, "first error:", r.firstErr)
+			}
+		}
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+type cellResult struct {
+	count, errors int
+	rps           float64
+	p50, p99, max time.Duration
+	firstErr      string
+}
+
+func runCell(client *http.Client, url string, body []byte, clients int, budget time.Duration, maxReq int) cellResult {
+	var (
+		issued   atomic.Int64
+		mu       sync.Mutex
+		lat      []time.Duration
+		errs     int
+		firstErr string
+		wg       sync.WaitGroup
+	)
+	deadline := time.Now().Add(budget)
+	start := time.Now()
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			local := make([]time.Duration, 0, 1024)
+			localErrs, localFirst := 0, ""
+			for time.Now().Before(deadline) && issued.Add(1) <= int64(maxReq) {
+				t0 := time.Now()
+				err := oneRequest(client, url, body)
+				local = append(local, time.Since(t0))
+				if err != nil {
+					localErrs++
+					if localFirst == "" {
+						localFirst = err.Error()
+					}
+				}
+			}
+			mu.Lock()
+			lat = append(lat, local...)
+			errs += localErrs
+			if firstErr == "" {
+				firstErr = localFirst
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	slices.Sort(lat)
+	r := cellResult{count: len(lat), errors: errs, firstErr: firstErr, rps: float64(len(lat)) / elapsed.Seconds()}
+	if len(lat) > 0 {
+		r.p50 = lat[len(lat)*50/100]
+		r.p99 = lat[min(len(lat)-1, len(lat)*99/100)]
+		r.max = lat[len(lat)-1]
+	}
+	return r
+}
+
+// oneRequest sends one prune and checks the answer is a successful, non-fallback result.
+func oneRequest(client *http.Client, url string, body []byte) error {
+	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, b)
+	}
+	var r struct {
+		Error  any
+		Result struct {
+			StructuredContent struct {
+				Stats struct {
+					UsedFallback bool `json:"used_fallback"`
+				}
+				Warnings []string
+			} `json:"structuredContent"`
+		}
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("bad JSON: %v", err)
+	}
+	if r.Error != nil {
+		return fmt.Errorf("JSON-RPC error: %.200s", b)
+	}
+	if sc := r.Result.StructuredContent; sc.Stats.UsedFallback {
+		return fmt.Errorf("fail-open result: %v", sc.Warnings)
+	}
+	return nil
+}
+
+// requestBody is a prune_text call on n lines of Go-like code with the seed's example
+// options (annotated, with markers).
+func requestBody(n int) []byte {
+	var b strings.Builder
+	b.WriteString("package server\n\nimport (\n\t\"context\"\n\t\"net/http\"\n)\n\n")
+	for i := 0; strings.Count(b.String(), "\n") < n; i++ {
+		switch i % 6 {
+		case 0:
+			fmt.Fprintf(&b, "// handler%d serves one route and logs its latency.\n", i)
+		case 1:
+			fmt.Fprintf(&b, "func handler%d(ctx context.Context, w http.ResponseWriter, r *http.Request) error {\n", i)
+		case 2:
+			fmt.Fprintf(&b, "\tv%d, err := parseHeader(r.Header.Get(\"X-Trace-%d\"))\n", i, i)
+		case 3:
+			fmt.Fprintf(&b, "\tif err != nil {\n\t\treturn fmt.Errorf(\"route %d: %%w\", err)\n\t}\n", i)
+		case 4:
+			fmt.Fprintf(&b, "\tw.Write([]byte(strconv.Itoa(v%d)))\n", i-2)
+		case 5:
+			b.WriteString("\treturn nil\n}\n\n")
+		}
+	}
+	lines := strings.SplitAfter(b.String(), "\n")
+	text := strings.Join(lines[:n], "")
+	args := map[string]any{
+		"text": text, "goal_hint": "why does parseHeader fail on an empty X-Trace header", "source_type": "code",
+		"options": engine.DefaultOptions(),
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": "prune_text", "arguments": args}})
+	return body
+}
+
+func startInProcess() (stop func(), addr string, err error) {
+	reg := engine.NewRegistry()
+	reg.Register("heuristic", heuristic.New())
+	tok, err := tokenizer.Load(tokenizer.CL100K)
+	if err != nil {
+		return nil, "", err
+	}
+	eng, err := engine.New(engine.Config{Registry: reg, Tokens: tok, Store: engine.NewMemoryStore(engine.DefaultTTL, engine.DefaultStoreBytes, nil)})
+	if err != nil {
+		return nil, "", err
+	}
+	srv, err := server.New(server.Config{Engine: eng, Version: "loadtest", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return nil, "", err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	return func() { cancel(); <-done }, ln.Addr().String(), nil
+}
+
+func ints(s string) []int {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "loadtest: bad number %q\n", p)
+			os.Exit(2)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
