@@ -87,6 +87,12 @@ func (c *engineConfig) validate() error {
 func newRegistry(c *engineConfig) (*engine.Registry, error) {
 	reg := engine.NewRegistry()
 	reg.Register("heuristic", heuristic.New())
+	if err := registerSWEPruner(reg); err != nil {
+		return nil, err
+	}
+	if err := registerPlugins(reg, c); err != nil {
+		return nil, err
+	}
 	if c.scorer != "" {
 		reg.SetDefault(c.scorer)
 	}
