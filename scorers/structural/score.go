@@ -1,0 +1,325 @@
+package structural
+
+import (
+	"math"
+	"strings"
+
+	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+)
+
+// Score levels. A matched unit's lines score in [unitFloor, 1] by its relevance relative to
+// the best unit; the skeleton sits below every matched unit and above unrelated code.
+var (
+	unitFloor     = 0.35
+	skeletonHigh  = 0.3
+	skeletonLow   = 0.12
+	unrelated     = 0.06
+	headerFollows = 0.97 // a container's header relative to its best member
+	lineShare     = 0.12 // how much a line's own match varies the score inside its unit
+)
+
+// Weights of a unit's relevance.
+var (
+	nameWeight  = 0.6  // the unit's declared name matches the goal
+	exactBonus  = 0.35 // ...as a whole multi-part identifier
+	callWeight  = 0.25 // the unit calls or references a goal-named definition
+	strongSpan  = 6.0  // BM25 of a span that counts as a clear match
+	strongName  = 3.0  // BM25 of a name that counts as a clear match
+	maxSkeleton = 0.06 // share of the lines the skeleton may take before it is thinned
+	minSkeleton = 24   // ...but never fewer lines than this
+)
+
+// scoreOutline turns an outline and the lexical analysis into line scores.
+func scoreOutline(lines []string, o *outline, a *heuristic.Analysis, q *heuristic.Query) []float64 {
+	n := len(lines)
+	us := o.units
+	// owner[i] is the innermost unit of line i (members follow their container in us).
+	owner := make([]int32, n)
+	for i := range owner {
+		owner[i] = -1
+	}
+	for k, u := range us {
+		for i := u.start; i < u.end && i < n; i++ {
+			owner[i] = int32(k)
+		}
+	}
+
+	// Lexical relevance of each leaf unit as one document, and of its name.
+	totalLen, leaves := 0, 0
+	for _, u := range us {
+		if u.role == roleDef || u.role == roleChunk {
+			leaves++
+			for i := u.start; i < u.end; i++ {
+				totalLen += a.Length[i]
+			}
+		}
+	}
+	avg := 1.0
+	if leaves > 0 && totalLen > 0 {
+		avg = float64(totalLen) / float64(leaves)
+	}
+	names := make([]string, len(us))
+	for k, u := range us {
+		names[k] = u.name
+	}
+	na := heuristic.Analyze(names, q)
+
+	rel := make([]float64, len(us))
+	bm := make([]float64, len(us))
+	zb, zn := strongSpan, strongName
+	for k, u := range us {
+		if u.role == roleDef || u.role == roleChunk {
+			bm[k] = a.SpanScore(u.start, u.end, avg)
+			zb = math.Max(zb, bm[k])
+		}
+		zn = math.Max(zn, na.Lex[k])
+	}
+	goalNamed := map[string]bool{}
+	for k, u := range us {
+		if u.role == roleImport {
+			continue
+		}
+		r := bm[k] / zb
+		if u.role != roleChunk {
+			r += nameWeight * na.Lex[k] / zn
+			if na.Exact[k] {
+				r += exactBonus
+			}
+		}
+		rel[k] = r
+		if id := lastIdent(u.name); id != "" && (na.Exact[k] || na.Lex[k] >= 0.6*zn) {
+			goalNamed[id] = true
+		}
+	}
+	refs := referenceLines(lines, us, goalNamed)
+	for k, u := range us {
+		if (u.role == roleDef || u.role == roleChunk) && refs.unitHits(u) > 0 && !goalNamed[lastIdent(u.name)] {
+			rel[k] += callWeight
+		}
+	}
+
+	// Unit scores relative to the best leaf.
+	best := 0.0
+	for k, u := range us {
+		if u.role == roleDef || u.role == roleChunk {
+			best = math.Max(best, rel[k])
+		}
+	}
+	unitScore := make([]float64, len(us))
+	for k, u := range us {
+		if (u.role == roleDef || u.role == roleChunk) && rel[k] > 0 && best > 0 {
+			unitScore[k] = unitFloor + (1-unitFloor)*math.Min(1, rel[k]/best)
+		}
+	}
+	// Containers follow their best member.
+	for k := len(us) - 1; k >= 0; k-- {
+		if p := us[k].parent; p >= 0 {
+			unitScore[p] = math.Max(unitScore[p], headerFollows*unitScore[k])
+		}
+	}
+
+	zl := strongSpan / 2
+	for i := 0; i < n; i++ {
+		zl = math.Max(zl, a.Lex[i])
+	}
+	local := blockRelevance(n, us, a, refs)
+	out := make([]float64, n)
+	skel := newSkeleton(n)
+	for i := 0; i < n; i++ {
+		k := owner[i]
+		if k < 0 {
+			out[i] = unrelated * math.Min(1, a.Lex[i]/zl*4)
+			continue
+		}
+		u := us[k]
+		s := unitScore[k]
+		switch {
+		case u.role == roleImport:
+			skel.add(i, a.Lex[i]/zl)
+			continue
+		case u.role == roleContainer:
+			if i < u.bodyStart || i == u.end-1 {
+				if s < skeletonHigh {
+					skel.add(i, a.Lex[i]/zl)
+					continue
+				}
+				out[i] = s
+			} else {
+				out[i] = unrelated * math.Min(1, a.Lex[i]/zl*4)
+			}
+			continue
+		case s == 0:
+			if i < u.bodyStart && u.role == roleDef {
+				skel.add(i, a.Lex[i]/zl)
+				continue
+			}
+			out[i] = unrelated * math.Min(1, 0.5+a.Lex[i]/zl*4)
+			continue
+		case i < u.bodyStart:
+			out[i] = s
+			continue
+		}
+		out[i] = s * (1 - lineShare + lineShare*local[i])
+	}
+	skel.assign(out)
+	return out
+}
+
+// blockRelevance is, for each line of a long unit's body, the relevance of its statement
+// block relative to the unit's best block (1 for lines of units without blocks), so the
+// part of a unit that matches is kept first and the rest follows block by block.
+func blockRelevance(n int, us []unit, a *heuristic.Analysis, refs refs) []float64 {
+	local := make([]float64, n)
+	for i := range local {
+		local[i] = 1
+	}
+	for _, u := range us {
+		if len(u.blocks) < 2 {
+			continue
+		}
+		total := 0
+		for _, b := range u.blocks {
+			for i := b[0]; i < b[1]; i++ {
+				total += a.Length[i]
+			}
+		}
+		avg := math.Max(1, float64(total)/float64(len(u.blocks)))
+		rel := make([]float64, len(u.blocks))
+		best := 0.0
+		for k, b := range u.blocks {
+			rel[k] = a.SpanScore(b[0], b[1], avg)
+			for i := b[0]; i < b[1]; i++ {
+				if refs.line[i] {
+					rel[k] = math.Max(rel[k], 0.8*strongSpan)
+				}
+			}
+			best = math.Max(best, rel[k])
+		}
+		best = math.Max(best, strongSpan/2)
+		for i := u.bodyStart; i < u.end; i++ {
+			local[i] = -1
+		}
+		for k, b := range u.blocks {
+			for i := b[0]; i < b[1] && i < u.end; i++ {
+				local[i] = rel[k] / best
+			}
+		}
+		// Lines between blocks (a split statement's header, "else:", a closing brace)
+		// follow the better of their neighbours.
+		prev := 0.0
+		for i := u.bodyStart; i < u.end; i++ {
+			if local[i] >= 0 {
+				prev = local[i]
+				continue
+			}
+			next := 0.0
+			for j := i + 1; j < u.end; j++ {
+				if local[j] >= 0 {
+					next = local[j]
+					break
+				}
+			}
+			local[i] = math.Max(prev, next)
+		}
+	}
+	return local
+}
+
+// skeleton collects the import and signature lines of unmatched code and scores them so
+// they are kept before unrelated bodies, thinned so a long skeleton cannot take the budget.
+type skeleton struct {
+	limit int
+	lines []int
+	lex   []float64
+}
+
+func newSkeleton(n int) *skeleton {
+	return &skeleton{limit: max(minSkeleton, int(maxSkeleton*float64(n)))}
+}
+
+func (s *skeleton) add(i int, lex float64) {
+	s.lines = append(s.lines, i)
+	s.lex = append(s.lex, math.Min(1, lex))
+}
+
+// assign scores the skeleton: within the limit, lines keep a high skeleton score; past it,
+// they fall towards skeletonLow, so the first lines of the file's outline are kept first.
+func (s *skeleton) assign(out []float64) {
+	for k, i := range s.lines {
+		v := skeletonHigh - 0.04*(1-s.lex[k])
+		if k >= s.limit {
+			v = skeletonLow + 0.05*s.lex[k]
+		}
+		out[i] = v
+	}
+}
+
+// refs marks the lines that mention a goal-named definition (calls and references).
+type refs struct {
+	line []bool
+}
+
+func referenceLines(lines []string, us []unit, names map[string]bool) refs {
+	r := refs{line: make([]bool, len(lines))}
+	if len(names) == 0 {
+		return r
+	}
+	for i, l := range lines {
+		if len(l) > 2000 {
+			continue
+		}
+		forIdents(l, func(id string) bool {
+			if names[id] {
+				r.line[i] = true
+				return false
+			}
+			return true
+		})
+	}
+	return r
+}
+
+func (r refs) unitHits(u unit) int {
+	c := 0
+	for i := u.bodyStart; i < u.end && i < len(r.line); i++ {
+		if r.line[i] {
+			c++
+		}
+	}
+	return c
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || (c|0x20 >= 'a' && c|0x20 <= 'z') || (c >= '0' && c <= '9') || c >= 0x80
+}
+
+// forIdents calls f with every identifier of l until f returns false.
+func forIdents(l string, f func(string) bool) {
+	for i := 0; i < len(l); {
+		if !isIdentByte(l[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(l) && isIdentByte(l[j]) {
+			j++
+		}
+		if !f(l[i:j]) {
+			return
+		}
+		i = j
+	}
+}
+
+// lastIdent is the last identifier of a declared name ("Foo::bar" -> "bar", "res.send" -> "send").
+func lastIdent(name string) string {
+	last := ""
+	forIdents(name, func(id string) bool {
+		last = id
+		return true
+	})
+	if len(last) < 3 || strings.ToLower(last) == last && len(last) < 4 {
+		return ""
+	}
+	return last
+}

@@ -1,0 +1,212 @@
+// Package structural is the syntax-aware scorer: it parses code with tree-sitter (Go, Python,
+// JavaScript, TypeScript/TSX, Java, Rust, C, C++, C#, Ruby, PHP, Bash, YAML, TOML, Markdown)
+// and reads reStructuredText structure from its adornments, then scores whole units
+// (definitions with their signature, decorators and doc comment; statement runs; sections)
+// with the heuristic scorer's term model, so a budget keeps or cuts a function whole. Lines of
+// a unit share one score, varied only slightly by their own match. Logs, unknown languages and
+// unparsable input go to the heuristic scorer, the latter two with a warning.
+//
+// It imports engine, scorers/heuristic, go-tree-sitter and the standard library only.
+package structural
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// Threshold is the default keep threshold: units whose relevance is at least about a quarter
+// of the best unit's, with their headers.
+const Threshold = 0.5
+
+// Warning codes, reported in ScoreResponse.Warnings when the scorer defers to the heuristic.
+const (
+	WarnUnknownLanguage = "structural_fallback:unknown_language"
+	WarnSyntaxErrors    = "structural_fallback:syntax_errors"
+	WarnBinary          = "structural_fallback:binary"
+	WarnLongLines       = "structural_fallback:long_lines"
+	WarnParseFailed     = "structural_fallback:parse_failed"
+)
+
+// Limits of what is worth parsing.
+const (
+	// maxErrorShare is the share of lines inside syntax errors beyond which the tree is not
+	// trusted.
+	maxErrorShare = 0.3
+	// longLine is a line length (bytes) past which a file dominated by such lines (minified
+	// code, data) is not treated as code.
+	longLine = 5000
+)
+
+// Scorer is the structural scorer. It is safe for concurrent use; Close frees its parsers.
+type Scorer struct {
+	langs    *languages
+	fallback engine.Scorer
+}
+
+var (
+	_ engine.Scorer    = (*Scorer)(nil)
+	_ engine.Describer = (*Scorer)(nil)
+)
+
+// New returns a structural scorer that defers to the heuristic scorer when it cannot use
+// structure.
+func New() *Scorer {
+	return &Scorer{langs: loadLanguages(), fallback: heuristic.New()}
+}
+
+// Describe implements engine.Describer.
+func (*Scorer) Describe() engine.ScorerInfo {
+	return engine.ScorerInfo{
+		Name:        "structural",
+		Description: "syntax-tree units (tree-sitter: 15 languages, plus reStructuredText) scored whole with the heuristic term model; logs and unknown input go to the heuristic",
+		Where:       "in-process",
+		Threshold:   Threshold,
+	}
+}
+
+// Close frees the idle parsers.
+func (s *Scorer) Close() error {
+	s.langs.close()
+	return nil
+}
+
+// Languages lists the languages the scorer recognises, for documentation and tests.
+func (s *Scorer) Languages() []string {
+	out := make([]string, 0, len(s.langs.all)+1)
+	for _, l := range s.langs.all {
+		out = append(out, l.name)
+	}
+	return append(out, langRST)
+}
+
+// Score implements engine.Scorer.
+func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+	if len(req.Lines) == 0 {
+		return &engine.ScoreResponse{Scores: []float64{}}, nil
+	}
+	if req.SourceType == engine.SourceLogs {
+		return s.fallback.Score(ctx, req)
+	}
+	if w := screen(req.Lines); w != "" {
+		return s.deferTo(ctx, req, w)
+	}
+	name := s.langs.detect(req.Language, req.Path, req.Lines)
+	if name == "" {
+		return s.deferTo(ctx, req, WarnUnknownLanguage)
+	}
+	var o *outline
+	if name == langRST {
+		o = rstOutline(req.Lines)
+	} else {
+		var warn string
+		var err error
+		o, warn, err = s.parse(ctx, s.langs.byName[name], req.Lines)
+		if err != nil {
+			return nil, err
+		}
+		if warn != "" {
+			return s.deferTo(ctx, req, warn)
+		}
+	}
+	q := heuristic.ParseGoal(req.Goal)
+	a := heuristic.Analyze(req.Lines, q)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &engine.ScoreResponse{Scores: scoreOutline(req.Lines, o, a, q), Focus: a.Focus(3)}, nil
+}
+
+// deferTo scores with the heuristic scorer and reports why.
+func (s *Scorer) deferTo(ctx context.Context, req *engine.ScoreRequest, warn string) (*engine.ScoreResponse, error) {
+	resp, err := s.fallback.Score(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Warnings = append(resp.Warnings, warn)
+	return resp, nil
+}
+
+// parse builds the outline of lines in language l. The parser and tree are freed before it
+// returns: the bindings' finalizers do not free C memory reliably.
+func (s *Scorer) parse(ctx context.Context, l *lang, lines []string) (*outline, string, error) {
+	src := []byte(strings.Join(lines, "\n"))
+	p := l.getParser()
+	tree, err := p.ParseCtx(ctx, nil, src)
+	if err != nil || tree == nil {
+		// A cancelled parse leaves the parser reusable (the bindings reset its flag), but a
+		// failed one may not be: do not pool it.
+		p.Close()
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		return nil, WarnParseFailed, nil
+	}
+	defer l.putParser(p)
+	defer tree.Close()
+	root := tree.RootNode()
+	if root.HasError() && errorShare(root, len(lines)) > maxErrorShare {
+		return nil, WarnSyntaxErrors, nil
+	}
+	return extractOutline(l, root, src, lines), "", nil
+}
+
+// errorShare estimates the share of lines covered by syntax errors, looking two levels down.
+func errorShare(root *sitter.Node, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	bad := 0
+	var walk func(nd *sitter.Node, depth int)
+	walk = func(nd *sitter.Node, depth int) {
+		for i := 0; i < int(nd.ChildCount()); i++ {
+			c := nd.Child(i)
+			if c == nil || !c.HasError() {
+				continue
+			}
+			if c.IsError() || c.IsMissing() || depth == 0 {
+				s, e := span(c)
+				bad += max(1, e-s)
+				continue
+			}
+			walk(c, depth-1)
+		}
+	}
+	walk(root, 2)
+	return float64(bad) / float64(n)
+}
+
+// screen rejects input that is not text worth parsing: binary content and files made of
+// huge lines. It returns a warning code, or "".
+func screen(lines []string) string {
+	total, long, invalid := 0, 0, 0
+	for _, l := range lines {
+		total += len(l) + 1
+		if len(l) > longLine {
+			long += len(l)
+		}
+		if strings.IndexByte(l, 0) >= 0 {
+			return WarnBinary
+		}
+		if !utf8.ValidString(l) {
+			for i := 0; i < len(l); {
+				r, size := utf8.DecodeRuneInString(l[i:])
+				if r == utf8.RuneError && size == 1 {
+					invalid++
+				}
+				i += size
+			}
+		}
+	}
+	switch {
+	case invalid*20 > total:
+		return WarnBinary
+	case long*2 > total:
+		return WarnLongLines
+	}
+	return ""
+}
