@@ -93,6 +93,9 @@ func newRegistry(c *engineConfig) (*engine.Registry, error) {
 	if err := registerPlugins(reg, c); err != nil {
 		return nil, err
 	}
+	if err := registerONNX(reg); err != nil {
+		return nil, err
+	}
 	if c.scorer != "" {
 		reg.SetDefault(c.scorer)
 	}

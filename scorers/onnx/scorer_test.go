@@ -14,7 +14,6 @@ import (
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx"
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/linefeat"
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/manifest"
-	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/onnxpb"
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/train"
 	"github.com/mcp-pruner/mcp-pruner/scorers/scorertest"
 	"github.com/stretchr/testify/assert"
@@ -187,9 +186,6 @@ func TestFailOpenAtPrune(t *testing.T) {
 type byteCounter struct{}
 
 func (byteCounter) Count(s string) int { return len(s) }
-
-// Keep onnxpb linked for the cross-encoder test file's helpers.
-var _ = onnxpb.DefaultOpset
 
 // runChild reruns one test of this package in a fresh process (for process-wide state).
 func runChild(t *testing.T, name string) {

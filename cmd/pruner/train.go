@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcp-pruner/mcp-pruner/benchmarks"
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/train"
+	"github.com/mcp-pruner/mcp-pruner/tokenizer"
+)
+
+// runTrain is `pruner train`: train the line-features model on labelled cases, cross-validate
+// it against baseline scorers, and write model.onnx, model.json and MODEL_CARD.md.
+func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	def := train.DefaultConfig()
+	var (
+		cfg       = def
+		data      []string
+		dataDir   = fs.String("data-dir", "", "directory whose *.jsonl.gz are the training cases (default: ../shared/bench next to the module root) (env MCP_PRUNER_BENCH_DATA)")
+		out       = fs.String("out", "models/linerank", "model directory to write")
+		folds     = fs.Int("folds", 5, "cross-validation folds grouped by repository/page (0: no cross-validation)")
+		baselines = fs.String("baselines", "heuristic", "comma-separated scorers compared with the model in cross-validation")
+		encoding  = fs.String("encoding", tokenizer.CL100K, "tiktoken encoding for the cross-validation token budgets")
+		seed      = fs.Uint64("seed", def.Seed, "random seed (initialisation, shuffling, negative sampling)")
+	)
+	fs.Func("data", "a JSONL or JSONL.gz case file (repeatable; default: every *.jsonl.gz of --data-dir)", func(s string) error {
+		data = append(data, s)
+		return nil
+	})
+	fs.IntVar(&cfg.Hidden, "hidden", def.Hidden, "hidden units (0: logistic regression)")
+	fs.IntVar(&cfg.Epochs, "epochs", def.Epochs, "passes over the training cases")
+	fs.IntVar(&cfg.Workers, "workers", def.Workers, "parallel feature extraction and bench workers (training itself is single-threaded)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: pruner train [flags]
+
+Trains the line-relevance model of the onnx scorer family on labelled cases (the schema of
+../shared/bench), reports grouped K-fold cross-validated recall next to the baselines, and
+writes <out>/model.onnx, <out>/model.json and <out>/MODEL_CARD.md. Same data and flags give
+the same model bytes.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %q", fs.Args())
+	}
+	cfg.Seed = *seed
+	if cfg.Epochs < 1 || cfg.Hidden < 0 || *folds < 0 || *folds == 1 {
+		return usagef("--epochs >= 1, --hidden >= 0, --folds 0 or >= 2")
+	}
+	if len(data) == 0 {
+		dir := *dataDir
+		if v, ok := os.LookupEnv("MCP_PRUNER_BENCH_DATA"); ok && dir == "" {
+			dir = v
+		}
+		if dir == "" {
+			var err error
+			if dir, err = benchmarks.DefaultDataDir(""); err != nil {
+				return err
+			}
+		}
+		files, err := benchmarks.DataFiles(dir)
+		if err != nil {
+			return err
+		}
+		data = files
+	}
+	cases, err := benchmarks.LoadCases(data...)
+	if err != nil {
+		return err
+	}
+	tok, err := tokenizer.Load(*encoding)
+	if err != nil {
+		return usagef("--encoding: %v", err)
+	}
+	var ec engineConfig
+	reg, err := newRegistry(&ec)
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	res, err := train.Run(ctx, cases, train.Options{
+		Config: cfg, Folds: *folds, Tokens: tok, Baselines: benchList(*baselines), Registry: reg, Log: stderr,
+	})
+	if err != nil {
+		return err
+	}
+	command := "pruner train " + strings.Join(canonicalArgs(args), " ")
+	if err := res.Write(*out, cfg, strings.TrimSpace(command)); err != nil {
+		return err
+	}
+	for _, r := range res.CV {
+		fmt.Fprintf(stdout, "%-8s %3.0f%%  %-12s cases=%-4d recall=%.3f hit=%.3f reduction=%.3f\n", r.File, 100*r.Budget, r.Scorer, r.Cases, r.Recall, r.HitRate, r.Reduction)
+	}
+	fmt.Fprintf(stdout, "wrote %s (threshold %.4f)\n", filepath.Join(*out, train.ONNXFile), res.Threshold)
+	return nil
+}
+
+// canonicalArgs drops absolute data paths from the recorded command so the card does not
+// depend on where the checkout lives.
+func canonicalArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if filepath.IsAbs(a) {
+			a = filepath.Base(a)
+		}
+		out = append(out, a)
+	}
+	return out
+}
