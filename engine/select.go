@@ -124,17 +124,11 @@ func (s *selection) run() (protectedCut bool) {
 			}
 		}
 	} else {
-		total := s.estimate()
-		for _, u := range order {
-			sp := s.units[u]
-			if sp.score < s.threshold && sp.prot == protNone {
-				continue
-			}
-			delta := sp.cost + s.markerDelta(u)*s.markerCost
-			if total+delta <= s.budget {
-				s.setUnit(u, true)
-				total += delta
-			}
+		s.budgetSelect(order)
+		// Bridging gaps cheaper than their marker frees budget; spend it once more.
+		if s.fillCheapGaps() {
+			s.budgetSelect(order)
+			s.fillCheapGaps()
 		}
 	}
 	// Hard constraints: restore the best-scored cut units until enough lines are kept.
@@ -157,11 +151,13 @@ func (s *selection) run() (protectedCut bool) {
 	return protectedCut
 }
 
-// fillCheapGaps keeps every cut run that costs no more tokens than the marker replacing it.
-func (s *selection) fillCheapGaps() {
+// fillCheapGaps keeps every cut run that costs no more tokens than the marker replacing it,
+// and reports whether it kept any.
+func (s *selection) fillCheapGaps() bool {
 	if s.markerCost == 0 {
-		return
+		return false
 	}
+	filled := false
 	for i := 0; i < s.n; {
 		if s.keep[i] {
 			i++
@@ -172,13 +168,16 @@ func (s *selection) fillCheapGaps() {
 			cost += s.lineCost[j]
 			j++
 		}
+		// A run at either end of the text needs its marker too.
 		if cost <= s.markerCost {
 			for k := i; k < j; k++ {
 				s.keep[k] = true
 			}
+			filled = true
 		}
 		i = j
 	}
+	return filled
 }
 
 // dropLowest cuts the lowest-priority kept unit that may be cut without breaking the hard

@@ -53,7 +53,7 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 	case engine.SourceDocs:
 		scores = scoreStructured(req.Lines, a, docsWeights)
 	default:
-		scores = scoreStructured(req.Lines, a, codeWeights)
+		scores = scoreCode(req.Lines, a)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }
@@ -152,4 +152,79 @@ func spread(s []float64) []float64 {
 		out[i] = math.Min(1, v)
 	}
 	return out
+}
+
+// Code weights: a line's own match, its definition's match taken as a whole, and the bonus of
+// a definition whose name the goal mentions.
+const (
+	codeLineW     = 0.35
+	codeDefW      = 0.65
+	codeNameBoost = 1.0
+)
+
+// scoreCode scores each line mostly by the definition (function, method, class) around it,
+// taken as one document: the fix for a goal is usually inside one function, and keeping that
+// function whole is what an agent needs. Lines outside definitions fall back to their block.
+func scoreCode(lines []string, a *Analysis) []float64 {
+	n := len(lines)
+	t := buildTree(lines)
+	def, isHeader := definitions(lines, t)
+	block, parent := BlockScores(lines, a)
+	_ = parent
+	// Average definition length (in terms) for BM25's length normalisation.
+	totalLen, defs := 0, 0
+	for i := 0; i < n; i++ {
+		if isHeader[i] {
+			defs++
+			for j := i; j < int(t.end[i]); j++ {
+				totalLen += a.Length[j]
+			}
+		}
+	}
+	avg := 1.0
+	if defs > 0 {
+		avg = float64(totalLen) / float64(defs)
+	}
+	defScore := make([]float64, n)
+	for i := 0; i < n; i++ {
+		if !isHeader[i] {
+			continue
+		}
+		// Nested definitions count once: a method's score is its own body's.
+		defScore[i] = a.SpanScore(i, int(t.end[i]), avg)
+		if name := defName(lines[i]); name != "" {
+			if w := a.nameWeight(name); w > 0 {
+				defScore[i] += codeNameBoost * w
+			}
+		}
+	}
+	zl, zd := strongMatch, strongMatch
+	for i := 0; i < n; i++ {
+		zl = math.Max(zl, a.Lex[i])
+		zd = math.Max(zd, defScore[i])
+	}
+	out := make([]float64, n)
+	for i := 0; i < n; i++ {
+		c := 0.0
+		if d := def[i]; d >= 0 {
+			c = defScore[d] / zd
+			// The enclosing class header and decorators come with a relevant method.
+		} else {
+			c = block[i] / zd
+		}
+		s := codeLineW*a.Lex[i]/zl + codeDefW*c
+		if a.Exact[i] {
+			s += codeWeights.exactBonus
+		}
+		out[i] = s
+	}
+	// A relevant definition brings its enclosing headers (class line) along.
+	for i := 0; i < n; i++ {
+		if isHeader[i] {
+			for p := t.parent[i]; p >= 0; p = t.parent[p] {
+				out[p] = math.Max(out[p], 0.8*out[i])
+			}
+		}
+	}
+	return spread(out)
 }

@@ -1,0 +1,47 @@
+package heuristic
+
+import "regexp"
+
+// reDefHeader recognises the header of a definition in the mainstream languages (Python,
+// Go, JS/TS, Rust, Ruby, PHP, shell, C-family methods with a body opening on the line).
+var reDefHeader = regexp.MustCompile(`^\s*(?:@\w+|(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:def|func|function|fn|sub|proc|class|interface|struct|enum|trait|impl|module|object)\b|(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?fn\b|(?:public|private|protected|internal|static|override|virtual|final|abstract|\s)*[\w<>\[\],.?]+\s+\w+\s*\([^;]*\)\s*(?:throws\s+[\w.,\s]+)?\{?\s*$|\w+\s*[:=]\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>))`)
+
+// reDefName extracts the defined name from a header.
+var reDefName = regexp.MustCompile(`(?:def|func|function|fn|class|interface|struct|enum|trait|type|sub|module)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)|([A-Za-z_$][\w$]*)\s*(?:[:=]\s*(?:async\s+)?(?:function|\()|\()`)
+
+// definitions finds, for every line, the innermost enclosing definition header (-1 if none),
+// using the indentation tree. Decorators belong to the definition they precede.
+func definitions(lines []string, t tree) (def []int32, isHeader []bool) {
+	n := len(lines)
+	def = make([]int32, n)
+	isHeader = make([]bool, n)
+	for i, l := range lines {
+		isHeader[i] = t.end[i] > int32(i+1) && reDefHeader.MatchString(l)
+	}
+	for i := 0; i < n; i++ {
+		def[i] = -1
+		if isHeader[i] {
+			def[i] = int32(i)
+			continue
+		}
+		for p := t.parent[i]; p >= 0; p = t.parent[p] {
+			if isHeader[p] {
+				def[i] = p
+				break
+			}
+		}
+	}
+	return def, isHeader
+}
+
+// defName returns the name a definition header defines, or "".
+func defName(l string) string {
+	m := reDefName.FindStringSubmatch(l)
+	if m == nil {
+		return ""
+	}
+	if m[1] != "" {
+		return m[1]
+	}
+	return m[2]
+}
