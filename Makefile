@@ -21,3 +21,14 @@ generate-tools:
 	command -v protoc >/dev/null || (apt-get update && apt-get install -y protobuf-compiler)
 	GOFLAGS=-mod=mod go install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
 	GOFLAGS=-mod=mod go install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+
+# Extra flags for the benchmark run, e.g. make bench BENCH_FLAGS="--limit 20 --parallel 1".
+BENCH_FLAGS ?=
+
+.PHONY: bench
+## bench: run every scorer and the baselines on ../shared/bench through the engine and regenerate
+## the harness's section of benchmarks/RESULTS.md, plus benchmarks/results.json and recall.svg.
+bench:
+	go build -o bin/pruner ./cmd/pruner
+	./bin/pruner bench --json benchmarks/results.json --svg benchmarks/recall.svg \
+		--results benchmarks/RESULTS.md $(BENCH_FLAGS)

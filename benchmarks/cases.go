@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -178,4 +179,42 @@ func fileExists(p string) bool {
 func dirExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
+}
+
+// Select returns the cases whose id matches filter (nil matches all), then at most limit
+// cases from each source file (0 means no limit), spread evenly over the file so a quick
+// run still sees every part of it. Order is kept.
+func Select(cases []Case, filter *regexp.Regexp, limit int) []Case {
+	byFile := map[string][]int{}
+	var files []string
+	for i := range cases {
+		if filter != nil && !filter.MatchString(cases[i].ID) {
+			continue
+		}
+		f := cases[i].File
+		if _, ok := byFile[f]; !ok {
+			files = append(files, f)
+		}
+		byFile[f] = append(byFile[f], i)
+	}
+	keep := make([]bool, len(cases))
+	for _, f := range files {
+		idx := byFile[f]
+		if limit <= 0 || len(idx) <= limit {
+			for _, i := range idx {
+				keep[i] = true
+			}
+			continue
+		}
+		for k := 0; k < limit; k++ {
+			keep[idx[k*len(idx)/limit]] = true
+		}
+	}
+	var out []Case
+	for i, k := range keep {
+		if k {
+			out = append(out, cases[i])
+		}
+	}
+	return out
 }

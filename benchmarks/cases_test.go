@@ -2,8 +2,10 @@ package benchmarks
 
 import (
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,4 +92,41 @@ func TestDefaultDataDir(t *testing.T) {
 	files, err := DataFiles(data)
 	require.NoError(t, err)
 	assert.Equal(t, []string{filepath.Join(data, "a.jsonl.gz"), filepath.Join(data, "b.jsonl.gz")}, files)
+}
+
+func TestSelect(t *testing.T) {
+	var cs []Case
+	for i := 0; i < 10; i++ {
+		cs = append(cs, Case{ID: fmt.Sprintf("a/%d", i), File: "a"})
+	}
+	for i := 0; i < 3; i++ {
+		cs = append(cs, Case{ID: fmt.Sprintf("b/%d", i), File: "b"})
+	}
+	ids := func(cs []Case) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		filter string
+		limit  int
+		want   []string
+	}{
+		{"all", "", 0, ids(cs)},
+		{"limit spreads per file", "", 4, []string{"a/0", "a/2", "a/5", "a/7", "b/0", "b/1", "b/2"}},
+		{"filter", `^b/|a/1$`, 0, []string{"a/1", "b/0", "b/1", "b/2"}},
+		{"filter then limit", `^a/[5-9]`, 2, []string{"a/5", "a/7"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var re *regexp.Regexp
+			if tt.filter != "" {
+				re = regexp.MustCompile(tt.filter)
+			}
+			assert.Equal(t, tt.want, ids(Select(cs, re, tt.limit)))
+		})
+	}
 }

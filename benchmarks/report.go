@@ -138,7 +138,7 @@ func WriteMarkdown(w io.Writer, rows []Row, m Meta) error {
 		for _, bu := range budgets {
 			fmt.Fprintf(&b, " R@%s |", formatBudget(bu))
 		}
-		b.WriteString(" natural recall | natural reduction | p50 ms | p99 ms | MB/s |\n|---|")
+		b.WriteString(" natural recall | natural reduction | natural p50 ms | natural p99 ms | natural MB/s |\n|---|")
 		for range budgets {
 			b.WriteString("---:|")
 		}
@@ -146,16 +146,9 @@ func WriteMarkdown(w io.Writer, rows []Row, m Meta) error {
 		for _, sc := range orderedKeys(sub, func(r Row) string { return r.Scorer }) {
 			fmt.Fprintf(&b, "| %s |", sc)
 			var nat *Row
-			var lat *Row
 			for i := range sub {
-				if sub[i].Scorer != sc {
-					continue
-				}
-				if sub[i].Budget == nil {
+				if sub[i].Scorer == sc && sub[i].Budget == nil {
 					nat = &sub[i]
-				}
-				if lat == nil || sub[i].Budget == nil {
-					lat = &sub[i]
 				}
 			}
 			for _, bu := range budgets {
@@ -168,11 +161,10 @@ func WriteMarkdown(w io.Writer, rows []Row, m Meta) error {
 				b.WriteString(cell)
 			}
 			if nat != nil {
-				fmt.Fprintf(&b, " %.3f | %.3f |", nat.Recall, nat.Reduction)
+				fmt.Fprintf(&b, " %.3f | %.3f | %.2f | %.2f | %.2f |\n", nat.Recall, nat.Reduction, nat.P50MS, nat.P99MS, nat.MBPerS)
 			} else {
-				b.WriteString(" | |")
+				b.WriteString(" | | | | |\n")
 			}
-			fmt.Fprintf(&b, " %.2f | %.2f | %.2f |\n", lat.P50MS, lat.P99MS, lat.MBPerS)
 		}
 		b.WriteString("\n")
 	}

@@ -1,0 +1,154 @@
+package benchmarks
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// fixedRows are rows with hand-set outcomes, so reports are byte-for-byte reproducible.
+func fixedRows() []Row {
+	b := func(v float64) *float64 { return &v }
+	mk := func(scorer, st, ds string, budget *float64, recalls ...float64) Row {
+		r := Row{Scorer: scorer, SourceType: st, Dataset: ds, Mode: ModeBudget, Budget: budget, Accounting: AccountingEngine}
+		if budget == nil {
+			r.Mode = ModeNatural
+		}
+		for i, rc := range recalls {
+			r.outcomes = append(r.outcomes, outcome{recall: rc, hasGold: true, hit: rc > 0, tokensBefore: 1000, keptTokens: 100 * (i + 1), bytes: 4000, ms: float64(i + 1)})
+		}
+		r.finish()
+		return r
+	}
+	return []Row{
+		mk("heuristic", "code", "swe-bench", b(0.1), 0.5, 0.25),
+		mk("heuristic", "code", "swe-bench", b(0.3), 1, 0.5),
+		mk("heuristic", "code", "swe-bench", nil, 1, 1),
+		mk("heuristic", "code", "fix-commits", b(0.1), 0),
+		mk("heuristic", "code", "fix-commits", b(0.3), 1),
+		mk("heuristic", "code", "fix-commits", nil, 1),
+		mk("heuristic", "logs", "ci", b(0.1), 0.75),
+		mk("heuristic", "logs", "ci", b(0.3), 1),
+		mk("heuristic", "logs", "ci", nil, 1),
+		mk("tail", "code", "swe-bench", b(0.1), 0, 0),
+		mk("tail", "code", "swe-bench", b(0.3), 0.5, 0),
+		mk("tail", "code", "swe-bench", nil, 1, 0.5),
+		mk("tail", "code", "fix-commits", b(0.1), 0),
+		mk("tail", "code", "fix-commits", b(0.3), 0),
+		mk("tail", "code", "fix-commits", nil, 1),
+		mk("tail", "logs", "ci", b(0.1), 1),
+		mk("tail", "logs", "ci", b(0.3), 1),
+		mk("tail", "logs", "ci", nil, 1),
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test -update to create it")
+	assert.Equal(t, string(want), string(got))
+}
+
+func TestMergeRows(t *testing.T) {
+	merged := MergeRows(fixedRows(), bySourceType)
+	require.Len(t, merged, 12)
+	r := merged[0]
+	assert.Equal(t, "heuristic", r.Scorer)
+	assert.Equal(t, "code", r.SourceType)
+	assert.Equal(t, "all", r.Dataset)
+	assert.Equal(t, 3, r.Cases)
+	assert.InDelta(t, (0.5+0.25+0)/3, r.Recall, 1e-12, "macro over the cases of both datasets")
+	assert.InDelta(t, 1.0/3*2, r.HitRate, 1e-12)
+}
+
+func TestReports(t *testing.T) {
+	rows := fixedRows()
+	meta := Meta{
+		Command: "pruner bench --limit 2", Machine: "test machine", GoVersion: "go1.x",
+		Date: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC), Elapsed: 90 * time.Second,
+		Files: []string{"code.dev.jsonl.gz"}, Cases: 5, Accounting: AccountingEngine, Encoding: "cl100k_base", Parallel: 2, SVG: "recall.svg",
+	}
+	var md, svg, js, table bytes.Buffer
+	require.NoError(t, WriteMarkdown(&md, rows, meta))
+	require.NoError(t, WriteSVG(&svg, rows))
+	require.NoError(t, WriteJSON(&js, rows))
+	require.NoError(t, WriteTable(&table, rows))
+	golden(t, "report.md.golden", md.Bytes())
+	golden(t, "report.svg.golden", svg.Bytes())
+	golden(t, "report.json.golden", js.Bytes())
+	golden(t, "report.table.golden", table.Bytes())
+
+	t.Run("json schema", func(t *testing.T) {
+		var got []map[string]any
+		require.NoError(t, json.Unmarshal(js.Bytes(), &got))
+		require.Len(t, got, len(rows))
+		for _, k := range []string{"scorer", "source_type", "dataset", "mode", "budget", "cases", "recall", "hit_rate", "reduction", "p50_ms", "p99_ms", "mb_per_s"} {
+			assert.Contains(t, got[0], k)
+		}
+		assert.Nil(t, got[2]["budget"], "natural mode has no budget")
+		assert.Equal(t, "natural", got[2]["mode"])
+	})
+	t.Run("svg is well-formed, one line per scorer and source type", func(t *testing.T) {
+		dec := xml.NewDecoder(bytes.NewReader(svg.Bytes()))
+		polylines := 0
+		for {
+			tok, err := dec.Token()
+			if err != nil {
+				break
+			}
+			if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "polyline" {
+				polylines++
+			}
+		}
+		assert.Equal(t, 4, polylines, "2 scorers x 2 source types")
+		assert.NotContains(t, svg.String(), "<script")
+	})
+	t.Run("markdown links the chart and states the command", func(t *testing.T) {
+		assert.Contains(t, md.String(), "![recall against token budget, per scorer and source type](recall.svg)")
+		assert.Contains(t, md.String(), "`pruner bench --limit 2`")
+		assert.Contains(t, md.String(), "| heuristic | 0.250 | 0.833 | 1.000 | 0.867 |")
+	})
+}
+
+func TestReplaceSection(t *testing.T) {
+	block := SectionBegin + "\nNEW\n" + SectionEnd
+	tests := []struct {
+		name, doc, want, err string
+	}{
+		{"empty doc", "", block + "\n", ""},
+		{"append after others' sections", "# Results\n\n## Engine\nfast", "# Results\n\n## Engine\nfast\n\n" + block + "\n", ""},
+		{"replace in place", "# R\n" + SectionBegin + "\nOLD\nOLD\n" + SectionEnd + "\n## Tail\nkept\n", "# R\n" + block + "\n## Tail\nkept\n", ""},
+		{"markers out of order", SectionEnd + "\n" + SectionBegin, "", "not in order"},
+		{"missing end", SectionBegin + "\nOLD", "", "not in order"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ReplaceSection(tt.doc, "NEW\n")
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			again, err := ReplaceSection(got, "NEW\n")
+			require.NoError(t, err)
+			assert.Equal(t, got, again, "idempotent")
+			assert.True(t, strings.Count(got, SectionBegin) == 1)
+		})
+	}
+}

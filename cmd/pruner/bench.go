@@ -1,0 +1,431 @@
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcp-pruner/mcp-pruner/benchmarks"
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/tokenizer"
+)
+
+// runBench is `pruner bench`: a thin flag layer over package benchmarks.
+func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "build-commits" {
+		return runBuildCommits(ctx, args[1:], stdout, stderr)
+	}
+	fs := benchFlagSet("bench", stderr)
+	var (
+		cfg        engineConfig
+		data       []string
+		dataDir    = fs.String("data-dir", "", "directory whose *.jsonl.gz are the default cases (default: ../shared/bench next to the module root) (env MCP_PRUNER_BENCH_DATA)")
+		scorers    = fs.String("scorers", "", "comma-separated scorer names or specs (plugin:…, onnx:…); default: every registered scorer and the baselines")
+		budgets    = fs.String("budgets", "0.1,0.2,0.3,0.5", "comma-separated token shares for budget mode, each in (0, 1]")
+		modes      = fs.String("modes", "budget,natural", "comma-separated modes: budget (keep the best lines up to each budget) and natural (the scorer's threshold, default options)")
+		accounting = fs.String("accounting", string(benchmarks.AccountingEngine), "engine (through the real engine: markers and protected lines count) or lines (the reference figures' accounting)")
+		jsonPath   = fs.String("json", "", "write the rows as JSON to this file")
+		mdPath     = fs.String("markdown", "", "write a Markdown report to this file")
+		svgPath    = fs.String("svg", "", "write an SVG chart of recall against budget to this file")
+		results    = fs.String("results", "", "replace the harness's section (between <!-- bench:begin --> and <!-- bench:end -->) of this Markdown file, e.g. benchmarks/RESULTS.md")
+		limit      = fs.Int("limit", 0, "at most N cases from each data file, spread evenly over it (0: all)")
+		filter     = fs.String("filter", "", "only cases whose id matches this regular expression")
+		parallel   = fs.Int("parallel", runtime.GOMAXPROCS(0), "cases processed at once")
+		timeout    = fs.Duration("timeout", benchmarks.DefaultTimeout, "deadline of one prune in budget mode (natural mode keeps the default options' 1500 ms)")
+		quiet      = fs.Bool("quiet", false, "no progress bar and no table")
+	)
+	fs.Func("data", "a JSONL or JSONL.gz case file (repeatable; default: every *.jsonl.gz of --data-dir)", func(s string) error {
+		data = append(data, s)
+		return nil
+	})
+	cfg.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: pruner bench [flags]
+       pruner bench build-commits --repo PATH --out FILE [flags]
+
+Runs scorers on labelled cases through the real engine and reports, per scorer, source type,
+dataset, mode and budget: recall of the gold lines, hit rate, token reduction, kept tokens,
+latency p50/p99 and throughput. The baselines head, tail, head_tail, random, grep and bm25 are
+always available. See benchmarks/README.md for the metrics and the JSON schema.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := cfg.applyEnv(); err != nil {
+		return err
+	}
+	if v, ok := os.LookupEnv("MCP_PRUNER_BENCH_DATA"); ok && *dataDir == "" {
+		*dataDir = v
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q (case files go in --data)", pos[0])
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	budgetList, err := benchFloats(*budgets)
+	if err != nil {
+		return usagef("--budgets: %v", err)
+	}
+	var modeList []benchmarks.Mode
+	for _, m := range benchList(*modes) {
+		modeList = append(modeList, benchmarks.Mode(m))
+	}
+	var re *regexp.Regexp
+	if *filter != "" {
+		if re, err = regexp.Compile(*filter); err != nil {
+			return usagef("--filter: %v", err)
+		}
+	}
+	if *parallel < 1 {
+		return usagef("--parallel must be >= 1, got %d", *parallel)
+	}
+
+	files := data
+	if len(files) == 0 {
+		dir := *dataDir
+		if dir == "" {
+			if dir, err = benchmarks.DefaultDataDir(""); err != nil {
+				return usagef("no --data and %v; pass --data FILE or --data-dir DIR", err)
+			}
+		}
+		if files, err = benchmarks.DataFiles(dir); err != nil {
+			return err
+		}
+	}
+	cases, err := benchmarks.LoadCases(files...)
+	if err != nil {
+		return err
+	}
+	cases = benchmarks.Select(cases, re, *limit)
+	if len(cases) == 0 {
+		return errors.New("no cases selected (check --data, --filter, --limit)")
+	}
+
+	tok, err := tokenizer.Load(cfg.encoding)
+	if err != nil {
+		return usagef("--encoding: %v", err)
+	}
+	reg, err := benchRegistry(&cfg)
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	names := benchList(*scorers)
+	if len(names) == 0 {
+		names = defaultBenchScorers(reg)
+	}
+
+	bar := newBenchProgress(stderr, *quiet)
+	start := time.Now()
+	rows, err := benchmarks.Run(ctx, benchmarks.Config{
+		Cases: cases, Registry: reg, Tokens: tok, Scorers: names, Budgets: budgetList, Modes: modeList,
+		Accounting: benchmarks.Accounting(*accounting), Parallel: *parallel, Timeout: *timeout, Progress: bar.update,
+	})
+	bar.finish()
+	if err != nil {
+		if errors.Is(err, engine.ErrUnknownScorer) {
+			return usagef("--scorers: %v (see 'pruner scorers')", err)
+		}
+		return err
+	}
+	meta := benchmarks.Meta{
+		Command: benchCommandLine(args), Machine: benchmarks.MachineInfo(), GoVersion: runtime.Version(),
+		Date: start, Elapsed: time.Since(start), Cases: len(cases), Accounting: benchmarks.Accounting(*accounting),
+		Encoding: tok.Name(), Parallel: *parallel,
+	}
+	if meta.Accounting == "" {
+		meta.Accounting = benchmarks.AccountingEngine
+	}
+	for _, f := range files {
+		meta.Files = append(meta.Files, filepath.Base(f))
+	}
+	if !*quiet {
+		if err := benchmarks.WriteTable(stdout, rows); err != nil {
+			return err
+		}
+	}
+	return writeBenchOutputs(rows, meta, *jsonPath, *mdPath, *svgPath, *results)
+}
+
+// benchRegistry is the binary's registry (newRegistry: built-ins, plugins, model families)
+// plus the baselines.
+func benchRegistry(cfg *engineConfig) (*engine.Registry, error) {
+	reg, err := newRegistry(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, info := range reg.List() {
+		for _, b := range benchmarks.Baselines() {
+			if info.Name == b {
+				reg.Close()
+				return nil, fmt.Errorf("bench: scorer %q is registered and is also a baseline name", b)
+			}
+		}
+	}
+	benchmarks.RegisterBaselines(reg)
+	return reg, nil
+}
+
+// defaultBenchScorers is every registered scorer (families need an argument and are left
+// out), the binary's own first, then the baselines in their report order.
+func defaultBenchScorers(reg *engine.Registry) []string {
+	isBaseline := map[string]bool{}
+	for _, b := range benchmarks.Baselines() {
+		isBaseline[b] = true
+	}
+	var out []string
+	for _, info := range reg.List() {
+		if info.Where != "family" && !isBaseline[info.Name] {
+			out = append(out, info.Name)
+		}
+	}
+	return append(out, benchmarks.Baselines()...)
+}
+
+func writeBenchOutputs(rows []benchmarks.Row, meta benchmarks.Meta, jsonPath, mdPath, svgPath, results string) error {
+	if jsonPath != "" {
+		if err := benchWriteFile(jsonPath, func(w io.Writer) error { return benchmarks.WriteJSON(w, rows) }); err != nil {
+			return err
+		}
+	}
+	if svgPath != "" {
+		if err := benchWriteFile(svgPath, func(w io.Writer) error { return benchmarks.WriteSVG(w, rows) }); err != nil {
+			return err
+		}
+	}
+	if mdPath != "" {
+		m := meta
+		m.SVG = benchRelPath(mdPath, svgPath)
+		if err := benchWriteFile(mdPath, func(w io.Writer) error { return benchmarks.WriteMarkdown(w, rows, m) }); err != nil {
+			return err
+		}
+	}
+	if results != "" {
+		m := meta
+		m.SVG = benchRelPath(results, svgPath)
+		var b strings.Builder
+		b.WriteString("## Harness: scorers and baselines on the dev sets\n\n")
+		if err := benchmarks.WriteMarkdown(&b, rows, m); err != nil {
+			return err
+		}
+		old, err := os.ReadFile(results)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		doc, err := benchmarks.ReplaceSection(string(old), b.String())
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(results, []byte(doc), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// benchRelPath is target's path from the directory of doc, for links; "" when target is "".
+func benchRelPath(doc, target string) string {
+	if target == "" {
+		return ""
+	}
+	absDoc, err1 := filepath.Abs(filepath.Dir(doc))
+	absTarget, err2 := filepath.Abs(target)
+	if err1 != nil || err2 != nil {
+		return filepath.ToSlash(target)
+	}
+	rel, err := filepath.Rel(absDoc, absTarget)
+	if err != nil {
+		return filepath.ToSlash(target)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// benchWriteFile writes path atomically enough for reports: to a temporary file renamed into
+// place, gzip-compressed when the name ends in .gz.
+func benchWriteFile(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".bench-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	bw := bufio.NewWriter(tmp)
+	var w io.Writer = bw
+	var zw *gzip.Writer
+	if strings.HasSuffix(path, ".gz") {
+		zw = gzip.NewWriter(bw)
+		w = zw
+	}
+	err = write(w)
+	if zw != nil && err == nil {
+		err = zw.Close()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func runBuildCommits(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := benchFlagSet("bench build-commits", stderr)
+	var (
+		repo    = fs.String("repo", "", "local git repository to mine (required)")
+		since   = fs.String("since", "", "only commits after this date (git log --since, e.g. \"2 years ago\")")
+		grep    = fs.String("grep", benchmarks.DefaultFixPattern, "regular expression (Go syntax) a fix commit's message matches")
+		maxSize = fs.Int("max-file-bytes", benchmarks.DefaultMaxFileBytes, "skip files larger than this before the fix")
+		limit   = fs.Int("limit", 0, "stop after N cases, newest commits first (0: no limit)")
+		out     = fs.String("out", "", "output case file, JSONL (gzip-compressed if it ends in .gz) (required)")
+	)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: pruner bench build-commits --repo PATH --out FILE [flags]
+
+Mines a local repository's bug-fix commits into benchmark cases: goal = the commit message,
+text = each modified file before the fix, gold = the lines the fix removed or modified, plus the
+nearest non-blank line on each side of a pure insertion. Binary, oversized, new, deleted and
+renamed files are skipped. Then: pruner bench --data FILE.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) > 0:
+		return usagef("unexpected argument %q", pos[0])
+	case *repo == "":
+		return usagef("--repo is required")
+	case *out == "":
+		return usagef("--out is required")
+	}
+	cases, st, err := benchmarks.BuildCommits(ctx, benchmarks.CommitOptions{
+		Repo: *repo, Since: *since, Grep: *grep, MaxFileBytes: *maxSize, Limit: *limit,
+	})
+	if err != nil {
+		return err
+	}
+	if err := benchWriteFile(*out, func(w io.Writer) error { return benchmarks.WriteCases(w, cases) }); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s: %d cases from %d fix commits (of %d); skipped %d binary, %d too large, %d without old lines\n",
+		*out, st.Cases, st.FixCommits, st.Commits, st.SkippedBinary, st.SkippedLarge, st.SkippedNoLines)
+	return err
+}
+
+func benchFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+func benchList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func benchFloats(s string) ([]float64, error) {
+	var out []float64
+	for _, p := range benchList(s) {
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty list")
+	}
+	return out, nil
+}
+
+// benchCommandLine renders the command for reports, quoting arguments that need it.
+func benchCommandLine(args []string) string {
+	parts := []string{"pruner", "bench"}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\"'$`\\|&;<>()*?[]") {
+			a = strconv.Quote(a)
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}
+
+// benchProgress draws a bar on stderr when it is a terminal; otherwise it stays silent.
+type benchProgress struct {
+	w     io.Writer
+	on    bool
+	start time.Time
+	mu    sync.Mutex
+	last  time.Time
+}
+
+func newBenchProgress(stderr io.Writer, quiet bool) *benchProgress {
+	p := &benchProgress{w: stderr, start: time.Now()}
+	if f, ok := stderr.(*os.File); ok && !quiet {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.on = true
+		}
+	}
+	return p
+}
+
+func (p *benchProgress) update(done, total int) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if done < total && now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = now
+	const width = 30
+	filled := done * width / max(1, total)
+	elapsed := now.Sub(p.start)
+	eta := ""
+	if done > 0 && done < total {
+		eta = fmt.Sprintf(", ~%s left", (elapsed * time.Duration(total-done) / time.Duration(done)).Round(time.Second))
+	}
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d cases, %s%s\033[K", strings.Repeat("#", filled), strings.Repeat(".", width-filled),
+		done, total, elapsed.Round(time.Second), eta)
+}
+
+func (p *benchProgress) finish() {
+	if p.on {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
