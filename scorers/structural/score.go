@@ -323,3 +323,6 @@ func lastIdent(name string) string {
 	}
 	return last
 }
+
+// docsBlend is the heuristic's share of a documentation line's score.
+var docsBlend = 0.75

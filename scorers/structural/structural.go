@@ -118,7 +118,19 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return &engine.ScoreResponse{Scores: scoreOutline(req.Lines, o, a, q), Focus: a.Focus(3)}, nil
+	scores := scoreOutline(req.Lines, o, a, q)
+	if req.SourceType == engine.SourceDocs {
+		// Documentation shares few words with the goal: the heuristic's docs rules see
+		// the entries; the outline adds the section and directive boundaries.
+		h, err := s.fallback.Score(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		for i := range scores {
+			scores[i] = docsBlend*h.Scores[i] + (1-docsBlend)*scores[i]
+		}
+	}
+	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }
 
 // deferTo scores with the heuristic scorer and reports why.
