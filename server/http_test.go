@@ -273,3 +273,27 @@ func TestGracefulShutdown(t *testing.T) {
 	_, err = net.Dial("tcp", ln.Addr().String())
 	assert.Error(t, err, "the listener is closed after shutdown")
 }
+
+// TestAdmissionQueue holds the only prune slot and checks that a second prune waits at most
+// its timeout_ms and then fails open with warning "timeout", while the first completes.
+func TestAdmissionQueue(t *testing.T) {
+	env := newEnv(t, func(c *server.Config) { c.MaxConcurrentPrunes = 1 })
+	url := env.http.URL + "/rpc"
+	blocked := strings.Replace(pruneArgs, `{"text"`, `{"scorer":"block","text"`, 1)
+	first := make(chan []byte, 1)
+	go func() {
+		_, b, _ := postRaw(url, callBody("1", "prune_text", strings.Replace(blocked, `"timeout_ms":1500`, `"timeout_ms":60000`, 1)))
+		first <- b
+	}()
+	<-env.block.started // the first prune holds the slot
+	_, b := post(t, url, callBody("2", "prune_text", strings.Replace(blocked, `"timeout_ms":1500`, `"timeout_ms":50`, 1)))
+	var queued engine.Result
+	toolPayload(t, decodeRPC(t, b), &queued)
+	assert.True(t, queued.Stats.UsedFallback)
+	assert.Equal(t, []string{"timeout"}, queued.Warnings)
+	<-env.block.started // the queued request reached the engine with what was left of its budget
+	close(env.block.release)
+	var done engine.Result
+	toolPayload(t, decodeRPC(t, <-first), &done)
+	assert.False(t, done.Stats.UsedFallback)
+}

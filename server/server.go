@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 
@@ -36,6 +37,9 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// Now is the clock for health timestamps; nil means time.Now.
 	Now func() time.Time
+	// MaxConcurrentPrunes bounds the prunes running at once (others queue, the wait counting
+	// against their timeout_ms); 0 means 2 x GOMAXPROCS.
+	MaxConcurrentPrunes int
 }
 
 // DefaultMaxBodyBytes is the default body limit: room for a text at the engine's character
@@ -90,6 +94,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = 10 * time.Second
 	}
+	if cfg.MaxConcurrentPrunes == 0 {
+		cfg.MaxConcurrentPrunes = 2 * runtime.GOMAXPROCS(0)
+	}
+	if cfg.MaxConcurrentPrunes < 0 {
+		return nil, fmt.Errorf("server: MaxConcurrentPrunes must be positive, got %d", cfg.MaxConcurrentPrunes)
+	}
 	if cfg.AllowedHosts == nil {
 		cfg.AllowedHosts = LoopbackHosts
 	}
@@ -111,7 +121,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.origins[normOrigin(o)] = true
 	}
-	s.tools = newToolset(cfg.Engine, cfg.Version, cfg.Now, cfg.Logger)
+	s.tools = newToolset(cfg.Engine, cfg.Version, cfg.Now, cfg.Logger, cfg.MaxConcurrentPrunes)
 	s.mcpHTTP = s.newMCPServer("mcp")
 	return s, nil
 }

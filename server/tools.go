@@ -84,10 +84,11 @@ type toolset struct {
 	byName  map[string]*tool // every callable name, aliases included
 
 	pruneS, recoverS, healthS *Schema
+	admit                     *admission
 }
 
-func newToolset(eng *engine.Engine, version string, now func() time.Time, log *slog.Logger) *toolset {
-	t := &toolset{eng: eng, version: version, now: now, log: log, byName: map[string]*tool{},
+func newToolset(eng *engine.Engine, version string, now func() time.Time, log *slog.Logger, maxConcurrent int) *toolset {
+	t := &toolset{eng: eng, version: version, now: now, log: log, byName: map[string]*tool{}, admit: newAdmission(maxConcurrent),
 		pruneS: pruneSchema(), recoverS: recoverSchema(), healthS: healthSchema()}
 	prune := &tool{Name: ToolPrune, Description: pruneDescription, Schema: t.pruneS, listed: true, call: t.prune}
 	recov := &tool{Name: ToolRecover, Description: recoverDescription, Schema: t.recoverS, listed: true, call: t.recover}
@@ -237,7 +238,7 @@ func (t *toolset) prune(ctx context.Context, raw []byte) (any, *callLog, error) 
 			Path: a.Path, Language: a.Language, Scorer: a.Scorer, Threshold: a.Threshold, TokenBudget: a.TokenBudget,
 		}
 	}
-	res, err := t.eng.Prune(ctx, req)
+	res, err := t.admit.prune(ctx, t.eng, req)
 	if err != nil {
 		return nil, nil, err
 	}

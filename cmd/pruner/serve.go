@@ -27,6 +27,7 @@ type serveConfig struct {
 	maxBodyBytes     int64
 	allowRemoteNoTok bool
 	shutdownTimeout  time.Duration
+	maxConcurrent    int
 	logging          logConfig
 }
 
@@ -39,6 +40,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.allowedOrigins, "allowed-origins", "", "extra browser Origins accepted (scheme://host[:port]), comma-separated, '*' for any (env MCP_PRUNER_ALLOWED_ORIGINS)")
 	fs.Int64Var(&c.maxBodyBytes, "max-body-bytes", 0, "largest HTTP request body; larger ones get input_too_large (default 5 x max-input-chars + 1 MiB) (env MCP_PRUNER_MAX_BODY_BYTES)")
 	fs.BoolVar(&c.allowRemoteNoTok, "allow-remote-without-token", false, "allow a non-loopback --host without --auth-token (anyone who can reach the port can use the server)")
+	fs.IntVar(&c.maxConcurrent, "max-concurrent-prunes", 0, "prunes run at once; others queue, the wait counting against their timeout_ms (default 2 x CPUs) (env MCP_PRUNER_MAX_CONCURRENT_PRUNES)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long in-flight requests may take to finish")
 	c.logging.register(fs)
 }
@@ -73,6 +75,13 @@ func (c *serveConfig) applyEnv() error {
 		}
 		c.maxBodyBytes = n
 	}
+	if v, ok := os.LookupEnv("MCP_PRUNER_MAX_CONCURRENT_PRUNES"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return usagef("MCP_PRUNER_MAX_CONCURRENT_PRUNES=%q: want a positive integer", v)
+		}
+		c.maxConcurrent = n
+	}
 	return c.logging.applyEnv()
 }
 
@@ -83,6 +92,8 @@ func (c *serveConfig) listenAddr() (string, error) {
 		return "", usagef("--port must be 0..65535, got %d", c.port)
 	case c.maxBodyBytes < 0:
 		return "", usagef("--max-body-bytes must be >= 1, got %d", c.maxBodyBytes)
+	case c.maxConcurrent < 0:
+		return "", usagef("--max-concurrent-prunes must be >= 1, got %d", c.maxConcurrent)
 	case c.shutdownTimeout <= 0:
 		return "", usagef("--shutdown-timeout must be positive, got %s", c.shutdownTimeout)
 	}
@@ -180,6 +191,7 @@ Flags:
 		Engine: b.engine, Version: version, Logger: logger,
 		AllowedHosts: hosts, AllowedOrigins: splitList(scfg.allowedOrigins),
 		AuthToken: scfg.authToken, MaxBodyBytes: scfg.maxBodyBytes, ShutdownTimeout: scfg.shutdownTimeout,
+		MaxConcurrentPrunes: scfg.maxConcurrent,
 	})
 	if err != nil {
 		return err
