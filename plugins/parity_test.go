@@ -1,10 +1,6 @@
 package plugins
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-pruner/mcp-pruner/benchmarks"
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/plugins/examples/rulefile/rules"
 	"github.com/mcp-pruner/mcp-pruner/scorers/scorertest"
@@ -55,7 +50,11 @@ func TestContractThroughShim(t *testing.T) {
 }
 
 func TestParityOnBenchCases(t *testing.T) {
-	reqs := BenchRequests(t, 3)
+	perFile := 3
+	if testing.Short() {
+		perFile = 1
+	}
+	reqs := scorertest.BenchRequests(t, perFile)
 	c, inproc := rulefileClient(t)
 	scorertest.SamePrunes(t, inproc, c, append(reqs, suiteRequests()...))
 }
@@ -69,45 +68,5 @@ func suiteRequests() []*engine.Request {
 		}
 		out = append(out, &engine.Request{Text: strings.Join(r.Lines, "\n"), GoalHint: r.Goal, SourceType: r.SourceType, Path: r.Path, Language: r.Language})
 	}
-	return out
-}
-
-// BenchRequests takes perFile cases from each ../shared/bench dev file (every 37th, from
-// the start, so decoding stops early), or skips the test when the data is absent.
-func BenchRequests(t testing.TB, perFile int) []*engine.Request {
-	t.Helper()
-	dir, err := benchmarks.DefaultDataDir("")
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("../shared/bench is absent: no bench cases to compare on")
-	}
-	require.NoError(t, err)
-	files, err := benchmarks.DataFiles(dir)
-	require.NoError(t, err)
-	var out []*engine.Request
-	for _, f := range files {
-		out = append(out, sampleFile(t, f, perFile, 37)...)
-	}
-	return out
-}
-
-func sampleFile(t testing.TB, path string, n, every int) []*engine.Request {
-	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 64<<20)
-	var out []*engine.Request
-	for i := 0; len(out) < n && sc.Scan(); i++ {
-		if i%every != 0 {
-			continue
-		}
-		var c benchmarks.Case
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &c), "%s case %d", path, i+1)
-		out = append(out, &engine.Request{Text: c.Text, GoalHint: c.GoalHint, SourceType: c.SourceType, Path: c.Path})
-	}
-	require.NoError(t, sc.Err())
 	return out
 }

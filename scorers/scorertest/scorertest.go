@@ -3,7 +3,8 @@
 //
 //	func TestContract(t *testing.T) { scorertest.Run(t, func() engine.Scorer { return mine.New() }) }
 //
-// It imports engine and testify only; it must not import a scorer, plugins or server.
+// It imports engine, benchmarks (to read the bench cases) and testify only; it must not
+// import a scorer, plugins or server.
 package scorertest
 
 import (

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/plugins"
+	"github.com/mcp-pruner/mcp-pruner/scorers/scorertest"
+)
+
+var prunerBin = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "pruner-plugin-test-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "pruner")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", &buildError{out: string(out), err: err}
+	}
+	return bin, nil
+})
+
+type buildError struct {
+	out string
+	err error
+}
+
+func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
+
+// builtBinary builds this command once per test run, with its checksum.
+func builtBinary(t *testing.T) (string, string) {
+	t.Helper()
+	bin, err := prunerBin()
+	require.NoError(t, err)
+	t.Cleanup(func() {}) // the binary is shared; the OS temp dir holds it
+	sum, err := plugins.FileSHA256(bin)
+	require.NoError(t, err)
+	return bin, sum
+}
+
+// builtinServer returns a plugin client for 'pruner plugin serve name'.
+func builtinServer(t *testing.T, name string) engine.Scorer {
+	t.Helper()
+	bin, sum := builtBinary(t)
+	c, err := plugins.New(t.Context(), plugins.Config{Name: "builtin/" + name, Command: bin, Args: []string{"plugin", "serve", name}, SHA256: sum})
+	require.NoError(t, err)
+	return c
+}
+
+// inProcess lists the in-process scorers this binary registers by default.
+func inProcess(t *testing.T) (*engine.Registry, []string) {
+	t.Helper()
+	reg, err := newRegistry(&engineConfig{})
+	require.NoError(t, err)
+	t.Cleanup(func() { reg.Close() })
+	var names []string
+	for _, info := range reg.List() {
+		if info.Where == "in-process" {
+			names = append(names, info.Name)
+		}
+	}
+	require.NotEmpty(t, names)
+	return reg, names
+}
+
+// Every built-in scorer passes the contract in-process and through the plugin shim, and
+// prunes the bench cases identically both ways.
+func TestBuiltinsInProcessAndAsPlugins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the binary and starts plugin processes")
+	}
+	reg, names := inProcess(t)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			inproc, err := reg.Get(context.Background(), name)
+			require.NoError(t, err)
+			t.Run("contract in-process", func(t *testing.T) {
+				scorertest.Run(t, func() engine.Scorer { return inproc })
+			})
+			t.Run("contract as plugin", func(t *testing.T) {
+				scorertest.Run(t, func() engine.Scorer { return builtinServer(t, name) })
+			})
+			t.Run("same prunes", func(t *testing.T) {
+				p := builtinServer(t, name)
+				t.Cleanup(func() { p.(*plugins.Client).Close() })
+				scorertest.SamePrunes(t, inproc, p, scorertest.BenchRequests(t, 3))
+			})
+		})
+	}
+}
+
+func TestPluginsFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the binary and starts a plugin process")
+	}
+	bin, sum := builtBinary(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "plugins.json")
+	writeJSON(t, file, map[string]any{"plugins": map[string]any{
+		"mine": map[string]any{"command": bin, "args": []string{"plugin", "serve", "heuristic"}, "sha256": strings.ToUpper(sum), "timeout": "5s", "start": "eager"},
+	}})
+	reg, err := newRegistry(&engineConfig{pluginsFile: file})
+	require.NoError(t, err)
+	defer reg.Close()
+
+	s, err := reg.Get(context.Background(), "plugin:mine")
+	require.NoError(t, err)
+	resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: []string{"func parse()", "x := 1"}, Goal: "parse", SourceType: engine.SourceCode})
+	require.NoError(t, err)
+	assert.Len(t, resp.Scores, 2)
+	assert.Equal(t, "plugin", s.(engine.Describer).Describe().Where)
+
+	_, err = reg.Get(context.Background(), "plugin:absent")
+	assert.ErrorIs(t, err, engine.ErrUnknownScorer)
+	_, err = reg.Get(context.Background(), "plugin:builtin/nosuch")
+	assert.ErrorIs(t, err, engine.ErrUnknownScorer)
+
+	var out bytes.Buffer
+	require.NoError(t, runScorers(context.Background(), []string{"--plugins", file}, nil, &out, &out))
+	assert.Contains(t, out.String(), "plugin:mine")
+	assert.Contains(t, out.String(), "plugin:builtin/heuristic")
+}
+
+func TestPluginsFileErrors(t *testing.T) {
+	good := map[string]any{"command": "/bin/true", "sha256": strings.Repeat("a", 64)}
+	with := func(k string, v any) map[string]any {
+		m := map[string]any{}
+		for kk, vv := range good {
+			m[kk] = vv
+		}
+		m[k] = v
+		return m
+	}
+	tests := []struct {
+		name    string
+		content any
+	}{
+		{name: "unknown field", content: map[string]any{"plugins": map[string]any{"x": with("comand", "/bin/true")}}},
+		{name: "no command", content: map[string]any{"plugins": map[string]any{"x": with("command", "")}}},
+		{name: "short checksum", content: map[string]any{"plugins": map[string]any{"x": with("sha256", "abc")}}},
+		{name: "bad timeout", content: map[string]any{"plugins": map[string]any{"x": with("timeout", "soon")}}},
+		{name: "bad start", content: map[string]any{"plugins": map[string]any{"x": with("start", "later")}}},
+		{name: "reserved name", content: map[string]any{"plugins": map[string]any{"builtin/x": good}}},
+		{name: "name with colon", content: map[string]any{"plugins": map[string]any{"a:b": good}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "plugins.json")
+			writeJSON(t, file, tt.content)
+			_, err := newRegistry(&engineConfig{pluginsFile: file})
+			assert.Error(t, err)
+		})
+	}
+	t.Run("missing file", func(t *testing.T) {
+		_, err := newRegistry(&engineConfig{pluginsFile: filepath.Join(t.TempDir(), "absent.json")})
+		assert.Error(t, err)
+	})
+}
+
+func TestPluginCommandUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{name: "nothing", args: nil},
+		{name: "serve without name", args: []string{"serve"}},
+		{name: "unknown", args: []string{"start", "x"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := runPlugin(context.Background(), tt.args, nil, &out, &out)
+			assert.ErrorAs(t, err, new(*usageError))
+		})
+	}
+	t.Run("serving a plugin is refused", func(t *testing.T) {
+		var out bytes.Buffer
+		err := runPlugin(context.Background(), []string{"serve", "plugin:builtin/heuristic"}, nil, &out, &out)
+		assert.ErrorAs(t, err, new(*usageError))
+	})
+	t.Run("checksum", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "f")
+		require.NoError(t, os.WriteFile(file, []byte("abc"), 0o600))
+		var out bytes.Buffer
+		require.NoError(t, runPlugin(context.Background(), []string{"checksum", file}, nil, &out, &out))
+		assert.Equal(t, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n", out.String())
+	})
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := json.Marshal(v)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+}
