@@ -154,7 +154,7 @@ func (a *Analysis) Focus(k int) []string {
 	var best []tw
 	for t, idf := range a.IDF {
 		if idf > 0 {
-			best = append(best, tw{a.Query.Terms[t].Text, idf * a.Query.Terms[t].Weight})
+			best = append(best, tw{a.Query.Terms[t].Display, idf * a.Query.Terms[t].Weight})
 		}
 	}
 	for i := 1; i < len(best); i++ {

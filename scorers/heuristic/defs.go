@@ -4,10 +4,24 @@ import "regexp"
 
 // reDefHeader recognises the header of a definition in the mainstream languages (Python,
 // Go, JS/TS, Rust, Ruby, PHP, shell, C-family methods with a body opening on the line).
-var reDefHeader = regexp.MustCompile(`^\s*(?:@\w+|(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:def|func|function|fn|sub|proc|class|interface|struct|enum|trait|impl|module|object)\b|(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?fn\b|(?:public|private|protected|internal|static|override|virtual|final|abstract|\s)*[\w<>\[\],.?]+\s+\w+\s*\([^;]*\)\s*(?:throws\s+[\w.,\s]+)?\{?\s*$|\w+\s*[:=]\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>))`)
+var reDefHeader = regexp.MustCompile(`^\s*(?:@\w+|(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:def|func|function|fn|sub|proc|class|interface|struct|enum|trait|impl|module|object)\b|(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?fn\b|(?:public|private|protected|internal|static|override|virtual|final|abstract|\s)*[\w<>\[\],.?]+\s+\w+\s*\([^;]*\)\s*(?:throws\s+[\w.,\s]+)?\{?\s*$|[\w$.]+\s*[:=]\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>))`)
+
+// reMethodHeader is a JS/TS/Java-style method without a return type: "name(args) {" or
+// "async name(args): T {"; control-flow keywords are excluded by notMethod.
+var reMethodHeader = regexp.MustCompile(`^\s*(?:(?:async|static|get|set|public|private|protected|readonly)\s+)*([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\s*\([^;]*\)\s*(?::\s*[^={;]+)?\{\s*$`)
+
+var notMethod = map[string]bool{"if": true, "for": true, "while": true, "switch": true, "catch": true, "with": true, "return": true, "function": true, "else": true, "do": true, "try": true}
+
+func isDefHeader(l string) bool {
+	if reDefHeader.MatchString(l) {
+		return true
+	}
+	m := reMethodHeader.FindStringSubmatch(l)
+	return m != nil && !notMethod[m[1]]
+}
 
 // reDefName extracts the defined name from a header.
-var reDefName = regexp.MustCompile(`(?:def|func|function|fn|class|interface|struct|enum|trait|type|sub|module)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)|([A-Za-z_$][\w$]*)\s*(?:[:=]\s*(?:async\s+)?(?:function|\()|\()`)
+var reDefName = regexp.MustCompile(`(?:def|func|function|fn|class|interface|struct|enum|trait|type|sub|module)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)|([A-Za-z_$][\w$]*)\s*(?:[:=]\s*(?:async\s+)?(?:function|\()|<[^>]*>\s*\(|\()`)
 
 // definitions finds, for every line, the innermost enclosing definition header (-1 if none),
 // using the indentation tree. Decorators belong to the definition they precede.
@@ -16,7 +30,7 @@ func definitions(lines []string, t tree) (def []int32, isHeader []bool) {
 	def = make([]int32, n)
 	isHeader = make([]bool, n)
 	for i, l := range lines {
-		isHeader[i] = t.end[i] > int32(i+1) && reDefHeader.MatchString(l)
+		isHeader[i] = t.end[i] > int32(i+1) && isDefHeader(l)
 	}
 	for i := 0; i < n; i++ {
 		def[i] = -1

@@ -16,6 +16,8 @@ type Term struct {
 	// Code marks a term that appeared as code in the goal (backticks, fences, tracebacks,
 	// identifiers with _ or camelCase, call syntax).
 	Code bool
+	// Display is the term as the goal spelled it (e.g. "closeIdleConns"), for reasons.
+	Display string
 }
 
 // Query is a goal analysed into weighted terms. It is immutable and safe to share.
@@ -37,19 +39,20 @@ var (
 // the goal's first line weighted up, and weights damped by repetition.
 func ParseGoal(goal string) *Query {
 	type acc struct {
-		count  float64
-		weight float64
-		exact  bool
-		code   bool
+		count   float64
+		weight  float64
+		exact   bool
+		code    bool
+		display string
 	}
 	terms := map[string]*acc{}
-	add := func(t string, w float64, exact, code bool) {
+	add := func(t, display string, w float64, exact, code bool) {
 		if len(t) < 3 || isStopWord(t) || isNumeric(t) {
 			return
 		}
 		a := terms[t]
 		if a == nil {
-			a = &acc{}
+			a = &acc{display: display}
 			terms[t] = a
 		}
 		a.count++
@@ -67,11 +70,15 @@ func ParseGoal(goal string) *Query {
 			if codeLike {
 				bonus = 1.6
 			}
-			for _, p := range parts {
-				add(p, w*bonus, false, codeLike)
-			}
+			// A part of a longer identifier ("close" of closeIdleConns) is weaker evidence
+			// than the identifier itself or the same word on its own.
+			partW := w * bonus
 			if len(parts) > 1 {
-				add(joined, w*bonus*1.4, true, true)
+				partW *= identPartWeight
+				add(joined, seg, w*bonus*1.4, true, true)
+			}
+			for _, p := range parts {
+				add(p, p, partW, false, codeLike)
 			}
 		}
 	}
@@ -102,7 +109,7 @@ func ParseGoal(goal string) *Query {
 		// Repetition matters, with diminishing returns; each mention above counted once per
 		// pass, so normalise by the passes that could see it.
 		w := a.weight * (1 + 0.5*math.Log1p(a.count-1))
-		q.Terms = append(q.Terms, Term{Text: t, Weight: w, Exact: a.exact, Code: a.code})
+		q.Terms = append(q.Terms, Term{Text: t, Weight: w, Exact: a.exact, Code: a.code, Display: a.display})
 	}
 	sort.Slice(q.Terms, func(i, j int) bool {
 		if q.Terms[i].Weight != q.Terms[j].Weight {
@@ -123,6 +130,9 @@ func ParseGoal(goal string) *Query {
 	}
 	return q
 }
+
+// identPartWeight scales the parts of a multi-part goal identifier.
+var identPartWeight = 0.5
 
 // maxGoalTerms bounds the work a very long goal (a whole issue with logs) can cause.
 const maxGoalTerms = 256
