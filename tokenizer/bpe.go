@@ -22,6 +22,11 @@ func mergeCount(piece string, ranks *rankTable) int {
 	if ranks.rank(piece) != noRank {
 		return 1
 	}
+	return mergeUncached(piece, ranks)
+}
+
+// mergeUncached merges a piece of 2 bytes or more that is not itself a token.
+func mergeUncached(piece string, ranks *rankTable) int {
 	if len(piece) <= smallPiece {
 		return mergeSmall(piece, ranks)
 	}

@@ -95,6 +95,14 @@ func (sc *scanner) class(i int) (uint8, int) {
 	if i >= len(sc.s) {
 		return 0, 0
 	}
+	if b := sc.s[i]; b < utf8.RuneSelf {
+		return sc.tab[b], 1
+	}
+	return sc.classSlow(i)
+}
+
+//go:noinline
+func (sc *scanner) classSlow(i int) (uint8, int) {
 	_, n, c := sc.at(i)
 	return c, n
 }

@@ -74,8 +74,16 @@ func (sc *scanner) nextO200K(i int) int {
 
 // run returns the end of the run of runes having any of the bits in cls from i.
 func (sc *scanner) run(i int, cls uint8) int {
-	for i < len(sc.s) {
-		c, n := sc.class(i)
+	s := sc.s
+	for i < len(s) {
+		if b := s[i]; b < 0x80 { // the common case, without a call
+			if sc.tab[b]&cls == 0 {
+				break
+			}
+			i++
+			continue
+		}
+		c, n := sc.classSlow(i)
 		if c&cls == 0 {
 			break
 		}

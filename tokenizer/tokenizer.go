@@ -111,13 +111,13 @@ func (e *Encoder) countPiece(p string) int {
 		return 1
 	}
 	if len(p) < minCachedPiece {
-		return mergeCount(p, e.ranks)
+		return mergeSmall(p, e.ranks)
 	}
 	h := e.pieces.hash(p)
 	if ce, ok := e.pieces.get(h, p); ok {
 		return int(ce.n)
 	}
-	n := mergeCount(p, e.ranks)
+	n := mergeUncached(p, e.ranks)
 	e.pieces.put(h, p, n, -1)
 	return n
 }
