@@ -202,3 +202,29 @@ func TestRunErrors(t *testing.T) {
 	_, err := Run(ctx, base)
 	assert.ErrorIs(t, err, context.Canceled)
 }
+
+// BenchmarkRun measures the harness itself (engine accounting, budget and natural modes) on
+// synthetic code cases scored by the head baseline, with the word counter standing in for
+// tiktoken so the figure is the harness's and the engine's, not the tokenizer's.
+func BenchmarkRun(b *testing.B) {
+	var cases []Case
+	var bytes int64
+	for i := 0; i < 20; i++ {
+		var sb strings.Builder
+		for j := 0; j < 500; j++ {
+			sb.WriteString(tenWords)
+			sb.WriteByte('\n')
+		}
+		cases = append(cases, Case{ID: "b", SourceType: engine.SourceCode, Dataset: "synthetic", Text: sb.String(), GoldLines: []int{250}})
+		bytes += int64(sb.Len())
+	}
+	reg := engine.NewRegistry()
+	RegisterBaselines(reg)
+	b.ReportAllocs()
+	b.SetBytes(bytes)
+	for b.Loop() {
+		if _, err := Run(context.Background(), Config{Cases: cases, Registry: reg, Tokens: wordCounter{}, Scorers: []string{"head"}, Parallel: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,11 +4,21 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"slices"
 	"strings"
 )
 
-// palette colours the scorers of a chart, in order (colour-blind-safe Okabe-Ito, then greys).
-var palette = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000", "#999999", "#666666"}
+// palette colours the scorers of a chart, in order (colour-blind-safe Okabe-Ito without its
+// yellow, which is faint on white, then greys).
+var palette = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#999999", "#666666"}
+
+// dash draws baselines dashed, so the scorers under test stand out.
+func dash(scorer string) string {
+	if slices.Contains(Baselines(), scorer) {
+		return ` stroke-dasharray="5 3"`
+	}
+	return ""
+}
 
 // Chart geometry, in SVG user units.
 const (
@@ -76,7 +86,7 @@ func WriteSVG(w io.Writer, rows []Row) error {
 				}
 			}
 			if len(pts) > 1 {
-				fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="1.6"/>`+"\n", strings.Join(pts, " "), colour)
+				fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="1.6"%s/>`+"\n", strings.Join(pts, " "), colour, dash(sc))
 			}
 		}
 	}
@@ -84,7 +94,7 @@ func WriteSVG(w io.Writer, rows []Row) error {
 		lx := 10 + (si%legendCols)*150
 		ly := panelH + 10 + (si/legendCols)*legendRowHeight
 		colour := palette[si%len(palette)]
-		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/>`+"\n", lx, ly, lx+20, ly, colour)
+		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"%s/>`+"\n", lx, ly, lx+20, ly, colour, dash(sc))
 		fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`+"\n", lx+26, ly+4, html.EscapeString(sc))
 	}
 	b.WriteString("</svg>\n")

@@ -227,7 +227,10 @@ func writeBenchOutputs(rows []benchmarks.Row, meta benchmarks.Meta, jsonPath, md
 			return err
 		}
 		old, err := os.ReadFile(results)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
+		if errors.Is(err, os.ErrNotExist) {
+			old, err = []byte("# Benchmark results\n\nEach section says which command produced it, when and on what machine.\n"), nil
+		}
+		if err != nil {
 			return err
 		}
 		doc, err := benchmarks.ReplaceSection(string(old), b.String())
