@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -58,12 +59,14 @@ func New(cfg Config) (*Engine, error) {
 // id's tokens are the same in any marker.
 func idProbe(id string) string { return Marker(id, 1, 1, reasonLowScore) }
 
-// commonMarkerCost is the most frequent token count of a probe marker over random ids.
+// commonMarkerCost is the most frequent token count of a probe marker over a fixed sample of
+// ids: fixed, so every process (and every plugin host) agrees on it.
 func (e *Engine) commonMarkerCost() int {
 	freq := map[int]int{}
 	best, bestN := 0, -1
-	for i := 0; i < 64; i++ {
-		c := e.tokens.Count(idProbe(NewPruneID()))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 256; i++ {
+		c := e.tokens.Count(idProbe(fmt.Sprintf("prn_%016x%016x", rng.Uint64(), rng.Uint64())))
 		freq[c]++
 		if freq[c] > bestN || (freq[c] == bestN && c < best) {
 			best, bestN = c, freq[c]

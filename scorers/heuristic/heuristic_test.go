@@ -1,0 +1,175 @@
+package heuristic_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+	"github.com/mcp-pruner/mcp-pruner/scorers/scorertest"
+)
+
+func TestContract(t *testing.T) {
+	scorertest.Run(t, func() engine.Scorer { return heuristic.New() })
+}
+
+func TestParseGoal(t *testing.T) {
+	tests := []struct {
+		name    string
+		goal    string
+		present []string // terms that must be extracted
+		absent  []string // stop words and noise that must not
+		top     string   // the heaviest term
+	}{
+		{
+			name:    "identifiers are split and kept whole",
+			goal:    "separability_matrix does not compute separability correctly for nested CompoundModels",
+			present: []string{"separabilitymatrix", "separability", "matrix", "compoundmodels", "compound", "models", "nested", "compute"},
+			absent:  []string{"does", "not", "for"},
+		},
+		{
+			name:    "traceback frames weigh most",
+			goal:    "Crash:\nTraceback (most recent call last):\n  File \"lib/io/reader.py\", line 12, in read_block\nValueError: bad size",
+			present: []string{"readblock", "reader", "valueerror", "size"},
+			top:     "readblock",
+		},
+		{
+			name:    "backticked code outweighs prose",
+			goal:    "the parser ignores `maxDepth` when streaming",
+			present: []string{"maxdepth", "parser", "streaming"},
+			top:     "maxdepth",
+		},
+		{
+			name:   "stop words and short words dropped",
+			goal:   "it is a the of to in an",
+			absent: []string{"the", "it", "is"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := heuristic.ParseGoal(tc.goal)
+			got := map[string]bool{}
+			for _, term := range q.Terms {
+				got[term.Text] = true
+			}
+			for _, p := range tc.present {
+				assert.True(t, got[p], "term %q extracted from %q (got %v)", p, tc.goal, q.Terms)
+			}
+			for _, a := range tc.absent {
+				assert.False(t, got[a], "term %q dropped", a)
+			}
+			weight := map[string]float64{}
+			for _, term := range q.Terms {
+				weight[term.Text] = term.Weight
+			}
+			if got["separabilitymatrix"] {
+				assert.Greater(t, weight["separabilitymatrix"], weight["separability"], "a whole identifier outweighs its parts")
+				assert.Greater(t, weight["separabilitymatrix"], weight["nested"], "and prose")
+			}
+			if tc.top != "" {
+				require.NotEmpty(t, q.Terms)
+				assert.Equal(t, tc.top, q.Terms[0].Text)
+			}
+		})
+	}
+}
+
+func TestAnalyzeMatchesInflectionsAndIdentifierParts(t *testing.T) {
+	q := heuristic.ParseGoal("print the script's directory")
+	a := heuristic.Analyze([]string{
+		"Return the directory name of pathname path.",
+		"List the directories under a path.",
+		"unrelated sentence about sockets",
+		"def getDirectoryName(p):",
+	}, q)
+	assert.Greater(t, a.Lex[0], 0.0, "exact word")
+	assert.Greater(t, a.Lex[1], 0.0, "plural of a goal word")
+	assert.Zero(t, a.Lex[2])
+	assert.Greater(t, a.Lex[3], 0.0, "camelCase part")
+}
+
+func score(t *testing.T, st engine.SourceType, goal string, lines []string) []float64 {
+	t.Helper()
+	resp, err := heuristic.New().Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: goal, SourceType: st})
+	require.NoError(t, err)
+	require.Len(t, resp.Scores, len(lines))
+	return resp.Scores
+}
+
+func TestCodeScoresTheNamedFunctionAsAUnit(t *testing.T) {
+	src := strings.Split(`import os
+
+def load_config(path):
+    with open(path) as f:
+        return f.read()
+
+def parse_header(data):
+    if not data:
+        raise ValueError("empty")
+    fields = data.split(":")
+    return fields
+
+def write_report(rows):
+    for r in rows:
+        print(r)`, "\n")
+	s := score(t, engine.SourceCode, "parse_header raises on empty input", src)
+	for i := 6; i <= 10; i++ { // the whole parse_header body
+		for _, other := range []int{2, 3, 4, 12, 13, 14} {
+			assert.Greater(t, s[i], s[other], "line %d (%q) above line %d (%q)", i+1, src[i], other+1, src[other])
+		}
+	}
+}
+
+func TestLogsRankTheLastFailureAboveNoise(t *testing.T) {
+	var lines []string
+	for i := 0; i < 200; i++ {
+		lines = append(lines, "Downloading dependency com.example:lib:1.0 ... done")
+	}
+	lines = append(lines, "warning: deprecated API used", "Running tests", "test_api FAILED", "AssertionError: expected 200, got 500")
+	for i := 0; i < 20; i++ {
+		lines = append(lines, "cleanup step")
+	}
+	s := score(t, engine.SourceLogs, "Why did this CI build fail?", lines)
+	fail := 202
+	for i, v := range s {
+		if i < 195 {
+			assert.Greater(t, s[fail], v, "failure above line %d", i+1)
+		}
+	}
+	assert.Greater(t, s[fail+1], s[0], "the assertion after it comes along")
+}
+
+func TestDocsScoreTheMatchingEntry(t *testing.T) {
+	lines := strings.Split(`.. function:: basename(path)
+
+   Return the base name of pathname *path*.
+
+.. function:: dirname(path)
+
+   Return the directory name of pathname *path*.  This is the first element of
+   the pair returned by passing *path* to the function split.
+
+.. function:: exists(path)
+
+   Return True if path refers to an existing path.`, "\n")
+	s := score(t, engine.SourceDocs, "get the directory of a file", lines)
+	for _, i := range []int{4, 6, 7} {
+		for _, j := range []int{0, 2, 9, 11} {
+			assert.Greater(t, s[i], s[j], "dirname entry line %d above line %d", i+1, j+1)
+		}
+	}
+}
+
+func TestFocusNamesGoalTermsAsSpelled(t *testing.T) {
+	resp, err := heuristic.New().Score(context.Background(), &engine.ScoreRequest{
+		Lines: []string{"func (s *Server) closeIdleConns() bool {", "return true", "}"},
+		Goal:  "Shutdown hangs when closeIdleConns never reports quiescent", SourceType: engine.SourceCode,
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, resp.Focus)
+	assert.Equal(t, "closeIdleConns", resp.Focus[0])
+}
