@@ -262,6 +262,16 @@ func (c *Client) Starts() int {
 	return c.starts
 }
 
+// PID returns the process id of the running plugin, or 0 when none runs.
+func (c *Client) PID() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.proc == nil {
+		return 0
+	}
+	return c.proc.pid
+}
+
 // Close kills the plugin process and stops restarts. It is safe to call more than once.
 func (c *Client) Close() error {
 	c.mu.Lock()
