@@ -114,9 +114,13 @@ func (s *Server) servePrune(w http.ResponseWriter, r *http.Request) {
 		msg := "fallback: text returned unchanged (" + strings.Join(res.Warnings, ", ") + ")"
 		out.ErrorMsg = &msg
 	}
-	s.log.Info("tool call", "request_id", requestID(ctx), "transport", "swe-prune", "tool", "prune",
-		"lines_in", res.Stats.OriginalLines, "lines_out", res.Stats.KeptLines, "fallback", fallbackReason(res),
-		"duration_ms", res.Stats.ElapsedMS)
+	attrs := []any{"request_id", requestID(ctx), "transport", "swe-prune", "tool", "prune",
+		"duration_ms", res.Stats.ElapsedMS, "lines_in", res.Stats.OriginalLines, "lines_out", res.Stats.KeptLines,
+		"scorer", res.ScorerName}
+	if reason := fallbackReason(res); reason != "" {
+		attrs = append(attrs, "fallback", reason)
+	}
+	s.log.Info("tool call", attrs...)
 	writeJSON(w, http.StatusOK, out)
 }
 
