@@ -34,7 +34,7 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		data = append(data, s)
 		return nil
 	})
-	fs.IntVar(&cfg.Hidden, "hidden", def.Hidden, "hidden units (0: logistic regression)")
+	fs.IntVar(&cfg.Hidden, "hidden", def.Hidden, "hidden units of each per-kind expert (>= 1)")
 	fs.IntVar(&cfg.Epochs, "epochs", def.Epochs, "passes over the training cases")
 	fs.IntVar(&cfg.Workers, "workers", def.Workers, "parallel feature extraction and bench workers (training itself is single-threaded)")
 	fs.Usage = func() {
@@ -56,8 +56,8 @@ Flags:
 		return usagef("unexpected arguments %q", fs.Args())
 	}
 	cfg.Seed = *seed
-	if cfg.Epochs < 1 || cfg.Hidden < 0 || *folds < 0 || *folds == 1 {
-		return usagef("--epochs >= 1, --hidden >= 0, --folds 0 or >= 2")
+	if cfg.Epochs < 1 || cfg.Hidden < 1 || *folds < 0 || *folds == 1 {
+		return usagef("--epochs >= 1, --hidden >= 1, --folds 0 or >= 2")
 	}
 	if len(data) == 0 {
 		dir := *dataDir

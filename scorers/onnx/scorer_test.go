@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx"
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/linefeat"
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/manifest"
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/onnxpb"
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/train"
 	"github.com/mcp-pruner/mcp-pruner/scorers/scorertest"
 	"github.com/stretchr/testify/assert"
@@ -36,23 +37,40 @@ func library(t testing.TB) string {
 	return p
 }
 
-// tinyMLP is a deterministic small model over the real feature set.
-func tinyMLP() *train.MLP {
+// tinyModel is a deterministic small model over the real feature set.
+func tinyModel() *train.Model {
 	F, H := linefeat.NumFeatures, 3
-	m := &train.MLP{F: F, Hidden: H, Mean: make([]float32, F), Std: make([]float32, F),
-		W1: make([]float32, F*H), B1: []float32{0.1, -0.2, 0.05}, W2: []float32{1.5, -0.7, 0.9}, B2: -0.3}
+	m := &train.Model{F: F, Hidden: H, Mean: make([]float32, F), Std: make([]float32, F)}
 	for k := 0; k < F; k++ {
 		m.Mean[k] = float32(k%5) * 0.01
 		m.Std[k] = 1 + float32(k%3)*0.5
-		for j := 0; j < H; j++ {
-			m.W1[k*H+j] = float32(math.Sin(float64(k*H+j))) * 0.8
+	}
+	for e := range linefeat.Kinds {
+		ex := train.Expert{W1: make([]float32, F*H), B1: []float32{0.1, -0.2, 0.05}, W2: []float32{1.5, -0.7, 0.9}, B2: -0.3 + 0.1*float32(e)}
+		for i := range ex.W1 {
+			ex.W1[i] = float32(math.Sin(float64(i+7*e))) * 0.8
 		}
+		m.Experts = append(m.Experts, ex)
 	}
 	return m
 }
 
+// narrowGraph is a valid graph whose input has 5 features instead of linefeat's.
+func narrowGraph() []byte {
+	m := onnxpb.Model{Graph: onnxpb.Graph{
+		Inputs:       []onnxpb.ValueInfo{{Name: train.InputName, Type: onnxpb.Float, Dims: []onnxpb.Dim{{Param: "N"}, {Value: 5}}}},
+		Outputs:      []onnxpb.ValueInfo{{Name: train.OutputName, Type: onnxpb.Float, Dims: []onnxpb.Dim{{Param: "N"}}}},
+		Initializers: []onnxpb.Tensor{onnxpb.FloatTensor("w", make([]float32, 5), 5, 1), onnxpb.Int64Tensor("flat", []int64{-1}, 1)},
+		Nodes: []onnxpb.Node{
+			{OpType: "MatMul", Inputs: []string{train.InputName, "w"}, Outputs: []string{"o"}},
+			{OpType: "Reshape", Inputs: []string{"o", "flat"}, Outputs: []string{train.OutputName}},
+		},
+	}}
+	return m.Marshal()
+}
+
 // writeLineModel writes a line-features model directory and returns it.
-func writeLineModel(t testing.TB, m *train.MLP, edit func(*manifest.Manifest)) string {
+func writeLineModel(t testing.TB, m *train.Model, edit func(*manifest.Manifest)) string {
 	t.Helper()
 	dir := t.TempDir()
 	man := train.Manifest(m, 0.4, "test", "0.0.1", nil)
@@ -75,7 +93,7 @@ func open(t testing.TB, dir string) *onnx.Scorer {
 }
 
 func TestLineFeaturesMatchesGoForward(t *testing.T) {
-	m := tinyMLP()
+	m := tinyModel()
 	s := open(t, writeLineModel(t, m, nil))
 	for i, req := range scorertest.Requests() {
 		resp, err := s.Score(context.Background(), req)
@@ -90,7 +108,7 @@ func TestLineFeaturesMatchesGoForward(t *testing.T) {
 }
 
 func TestContract(t *testing.T) {
-	dir := writeLineModel(t, tinyMLP(), nil)
+	dir := writeLineModel(t, tinyModel(), nil)
 	lib := library(t)
 	scorertest.Run(t, func() engine.Scorer {
 		s, err := onnx.Open(context.Background(), dir, onnx.Options{LibraryPath: lib})
@@ -101,7 +119,7 @@ func TestContract(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	lib := library(t)
-	m := tinyMLP()
+	m := tinyModel()
 	tests := []struct {
 		name  string
 		dir   func(t *testing.T) string
@@ -120,11 +138,8 @@ func TestOpenErrors(t *testing.T) {
 			return dir
 		}, onnx.ErrModel, "model.onnx"},
 		{"graph has fewer features than the manifest", func(t *testing.T) string {
-			small := *m
-			small.F = 4
-			small.Mean, small.Std, small.W1 = m.Mean[:4], m.Std[:4], m.W1[:4*3]
 			dir := writeLineModel(t, m, nil)
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "model.onnx"), small.ONNX("", nil), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "model.onnx"), narrowGraph(), 0o644))
 			return dir
 		}, onnx.ErrShapeMismatch, "features"},
 		{"output name differs", func(t *testing.T) string {
@@ -155,7 +170,7 @@ func TestLibraryMissing(t *testing.T) {
 		runChild(t, "TestLibraryMissing")
 		return
 	}
-	dir := writeLineModel(t, tinyMLP(), nil)
+	dir := writeLineModel(t, tinyModel(), nil)
 	for _, lib := range []string{"", filepath.Join(t.TempDir(), "libonnxruntime.so"), "/etc/hostname"} {
 		s, err := onnx.Open(context.Background(), dir, onnx.Options{LibraryPath: lib})
 		require.Error(t, err, "library %q", lib)
@@ -168,8 +183,10 @@ func TestLibraryMissing(t *testing.T) {
 // TestFailOpenAtPrune checks that a model producing garbage makes the engine fall back to
 // the whole text rather than fail the request.
 func TestFailOpenAtPrune(t *testing.T) {
-	m := tinyMLP()
-	m.B2 = float32(math.NaN())
+	m := tinyModel()
+	for k := range m.Experts {
+		m.Experts[k].B2 = float32(math.NaN())
+	}
 	s := open(t, writeLineModel(t, m, nil))
 	reg := engine.NewRegistry()
 	reg.Register("model", s)

@@ -20,7 +20,7 @@ import (
 
 // Version names the feature set. A model's manifest records the version it was trained on;
 // a scorer refuses a model whose version it does not compute.
-const Version = "linefeat-v1"
+const Version = "linefeat-v2"
 
 // Names lists the features in column order, documented in models/README.md. Changing the
 // list (or what a feature means) requires a new Version and a retrain.
@@ -56,14 +56,21 @@ var Names = []string{
 	"fail_word",         // failure vocabulary strength (logs), in [0, 1]
 	"shape_rare",        // 1 / (1 + log(count of lines of the same shape))
 	"near_last_fail",    // exp(-distance to the last strong failure line / 40)
-	"src_code",          // source type one-hot
-	"src_logs",
-	"src_docs",
-	"lang_python", // language hint from path/language
-	"lang_rst",
+	"kind_code_python",  // source kind one-hot: code in Python (from path/language),
+	"kind_code_other",   // other code,
+	"kind_logs",         // logs,
+	"kind_docs",         // documentation
+	"lang_rst",          // reStructuredText path or language
 	"rst_directive", // reStructuredText directive (".. function::") or Markdown heading
 	"in_directive",  // inside the body of a directive: exp(-distance to it / 20)
 }
+
+// KindColumns are the columns of the source-kind one-hot, in the order of Kinds; exactly one
+// is 1 on every row. Models may route on them (the shipped model has one expert per kind).
+var KindColumns = []int{31, 32, 33, 34}
+
+// Kinds names the source kinds of KindColumns.
+var Kinds = []string{"code_python", "code_other", "logs", "docs"}
 
 // NumFeatures is the width F of a feature row.
 var NumFeatures = len(Names)
@@ -73,8 +80,6 @@ var (
 	reComment   = regexp.MustCompile(`^\s*(#|//|/\*|\*|--|"""|''')`)
 	reImport    = regexp.MustCompile(`^\s*(import\b|from\s+[\w.]+\s+import\b|#\s*include\b|using\s+[\w.]+\s*;|use\s+\w|require\s*\(|(const|let|var)\s+[\w{}, ]+\s*=\s*require\s*\(|package\s+\w)`)
 	reDirective = regexp.MustCompile(`^\s*(\.\.\s+[\w:-]+::|#{1,6}\s)`)
-	reFailure   = regexp.MustCompile(`(?i)(\berror|\bexception|traceback|\bfatal|\bpanic|\bfailed\b|\bfailure\b|\bFAIL\b|\bcannot\b|\bunable\b|\bundefined\b|\bdenied\b|\bexit(ed)? (code|status|with)\b)`)
-	reFailHard  = regexp.MustCompile(`(?i)(\berror\b|\bexception\b|traceback|\bfatal\b|\bpanic|\bfailed\b|\bfailure\b|\bFAIL\b)`)
 )
 
 // Matrix is the features of one request.
@@ -165,11 +170,9 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 		if len(l) > 4096 {
 			continue
 		}
-		if reFailHard.MatchString(l) {
-			fail[i] = 1
+		fail[i] = failStrength(l)
+		if fail[i] == 1 {
 			lastFail = i
-		} else if reFailure.MatchString(l) {
-			fail[i] = 0.5
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -218,7 +221,8 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 			nearLast = math.Exp(-math.Abs(float64(i-lastFail)) / 40)
 		}
 		ind, blank := indentOf(l)
-		directive := reDirective.MatchString(l)
+		lead := leadOf(l)
+		directive := lead.directive && reDirective.MatchString(l)
 		if directive {
 			lastDirective = i
 		} else if !blank && ind == 0 && lastDirective >= 0 && req.SourceType == engine.SourceDocs {
@@ -235,9 +239,9 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 			float64(i+1) / float64(n), math.Log1p(float64(n-1-i)) / logN, logN / 10,
 			math.Log1p(float64(len(l))) / 6, b2f(blank), math.Log1p(float64(a.Length[i])) / 4,
 			math.Log1p(float64(ind)) / 4, math.Log1p(float64(depth[i])) / 3, math.Log1p(float64(sub[i])) / 6,
-			b2f(reDecl.MatchString(l)), b2f(reComment.MatchString(l)), b2f(reImport.MatchString(l)),
+			b2f(lead.decl && reDecl.MatchString(l)), b2f(lead.comment && reComment.MatchString(l)), b2f(lead.imp && reImport.MatchString(l)),
 			fail[i], 1 / (1 + math.Log(float64(shapes[shape[i]]))), nearLast,
-			src[0], src[1], src[2], isPy, isRST,
+			src[0] * isPy, src[0] * (1 - isPy), src[1], src[2], isRST,
 			b2f(directive), inDirective,
 		}
 		for k, v := range vals {
@@ -342,4 +346,88 @@ func shapeHash(l string) uint64 {
 
 func sortByValueDesc(idx []int, v []float64) {
 	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] > v[idx[b]] })
+}
+
+// failStrength is 1 for a line with failure vocabulary (error, exception, traceback, fatal,
+// panic, failed, failure, fail), 0.5 for softer signs (cannot, unable, undefined, denied,
+// "exit code/status"), else 0. Words are ASCII letter runs compared case-insensitively; a
+// word counts when it starts at a word boundary (so "errors" counts, "TypeError" does not).
+func failStrength(l string) float64 {
+	best := 0.0
+	prev := ""
+	for i := 0; i < len(l); {
+		c := l[i]
+		if !isLetter(c) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(l) && isLetter(l[j]) {
+			j++
+		}
+		boundary := i == 0 || !isWordByte(l[i-1])
+		w := strings.ToLower(l[i:j])
+		i = j
+		if !boundary {
+			prev = w
+			continue
+		}
+		switch {
+		case strings.HasPrefix(w, "error"), strings.HasPrefix(w, "exception"), strings.HasPrefix(w, "fatal"),
+			strings.HasPrefix(w, "panic"), strings.HasPrefix(w, "traceback"), w == "failed", w == "failure", w == "fail":
+			return 1
+		case w == "cannot", w == "unable", w == "undefined", w == "denied",
+			(prev == "exit" || prev == "exited") && (w == "code" || w == "status" || w == "with"):
+			best = 0.5
+		}
+		prev = w
+	}
+	return best
+}
+
+func isLetter(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
+
+func isWordByte(c byte) bool { return isLetter(c) || (c >= '0' && c <= '9') || c == '_' || c >= 0x80 }
+
+// leading says which line-start regular expressions can match, from the first word, so the
+// common line runs none of them.
+type leading struct{ decl, comment, imp, directive bool }
+
+var (
+	declWords   = wordSet("def class func fn function interface struct enum trait impl type export default async public private protected internal static")
+	importWords = wordSet("import from using use require const let var package")
+)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+func leadOf(l string) leading {
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
+	}
+	if i == len(l) {
+		return leading{}
+	}
+	switch c := l[i]; c {
+	case '@':
+		return leading{decl: true}
+	case '#':
+		return leading{comment: true, imp: true, directive: true}
+	case '/', '*', '-', '"', '\'':
+		return leading{comment: true}
+	case '.':
+		return leading{directive: true}
+	}
+	j := i
+	for j < len(l) && isLetter(l[j]) {
+		j++
+	}
+	w := l[i:j]
+	return leading{decl: declWords[w], imp: importWords[w]}
 }

@@ -43,8 +43,11 @@ func TestCompute(t *testing.T) {
 	assert.Equal(t, float32(1), at(1, "blank"))
 	assert.Equal(t, float32(1), at(2, "decl"))
 	assert.Equal(t, float32(1), at(0, "import"))
-	assert.Equal(t, float32(1), at(0, "src_code"))
-	assert.Equal(t, float32(1), at(0, "lang_python"))
+	assert.Equal(t, float32(1), at(0, "kind_code_python"))
+	assert.Equal(t, float32(0), at(0, "kind_code_other"))
+	for k, c := range KindColumns {
+		assert.Equal(t, "kind_"+Kinds[k], Names[c])
+	}
 	assert.Greater(t, at(3, "depth_log"), at(2, "depth_log"))
 	assert.Greater(t, at(2, "subtree_log"), at(3, "subtree_log"))
 	for i, v := range m.X {
@@ -60,4 +63,38 @@ func TestComputeEmptyAndCancelled(t *testing.T) {
 	cancel()
 	_, err = Compute(ctx, &engine.ScoreRequest{Lines: []string{"a", "b"}, SourceType: engine.SourceLogs})
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func BenchmarkCompute(b *testing.B) {
+	lines := make([]string, 0, 2000)
+	for i := 0; len(lines) < 2000; i++ {
+		lines = append(lines, "func handle(w http.ResponseWriter) error {", "\tid := r.URL.Query().Get(\"id\")", "\treturn store.Recover(id)", "}")
+	}
+	req := &engine.ScoreRequest{Lines: lines, Goal: "recover returns an error for a missing id", SourceType: engine.SourceCode}
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := Compute(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestFailStrength(t *testing.T) {
+	tests := []struct {
+		line string
+		want float64
+	}{
+		{"ERROR: build failed", 1},
+		{"--- FAIL: TestX (0.01s)", 1},
+		{"Traceback (most recent call last):", 1},
+		{"2 errors generated.", 1},
+		{"raise TypeError('x')", 0},
+		{"npm ERR! cannot find module", 0.5},
+		{"Process exited with status 1", 0.5},
+		{"all good", 0},
+		{"", 0},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, failStrength(tt.line), "%q", tt.line)
+	}
 }

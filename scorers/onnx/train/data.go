@@ -30,6 +30,7 @@ type caseData struct {
 	y               []float32 // 1 for gold
 	w               []float32 // sampling weight
 	pos             int
+	kind            int // index into linefeat.Kinds, -1 for an empty case
 }
 
 func (c *caseData) rows() int { return len(c.y) }
@@ -133,7 +134,10 @@ func sampleCase(ctx context.Context, c *benchmarks.Case, cfg *Config) (*caseData
 	if len(random) > 0 {
 		randW = float32(len(rest)) / float32(len(random))
 	}
-	d := &caseData{id: c.ID, group: GroupOf(c), file: c.File, pos: len(pos)}
+	d := &caseData{id: c.ID, group: GroupOf(c), file: c.File, pos: len(pos), kind: -1}
+	if n > 0 {
+		d.kind = kindOf(m.Row(0))
+	}
 	add := func(i int, y, w float32) {
 		d.x = append(d.x, m.Row(i)...)
 		d.y = append(d.y, y)

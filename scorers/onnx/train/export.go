@@ -24,7 +24,7 @@ const (
 )
 
 // Manifest describes an exported MLP.
-func Manifest(m *MLP, threshold float64, name, version string, training map[string]any) *manifest.Manifest {
+func Manifest(m *Model, threshold float64, name, version string, training map[string]any) *manifest.Manifest {
 	return &manifest.Manifest{
 		Name:        name,
 		Version:     version,
@@ -76,16 +76,15 @@ func (r *Result) Write(dir string, cfg Config, command string) error {
 // Card renders the model card: data, features, training command and cross-validated figures.
 func (r *Result) Card(cfg Config, command string) string {
 	var b strings.Builder
-	arch := fmt.Sprintf("MLP %d → %d (ReLU) → 1 (sigmoid)", r.Model.F, r.Model.Hidden)
-	if r.Model.Hidden == 0 {
-		arch = fmt.Sprintf("logistic regression over %d features", r.Model.F)
-	}
+	arch := fmt.Sprintf("one MLP expert per source kind (%s), each %d → %d (ReLU) → 1 (sigmoid), routed by the kind one-hot",
+		strings.Join(linefeat.Kinds, ", "), r.Model.F, r.Model.Hidden)
 	fmt.Fprintf(&b, "# Model card: %s %s\n\n", ModelName, ModelVersion)
 	fmt.Fprintf(&b, "Line-relevance model of the `onnx` scorer family (`--scorer onnx:models/%s`). Input family\n", ModelName)
 	fmt.Fprintf(&b, "`line-features` (`%s`): the engine computes %d features per line and the model maps\n", linefeat.Version, r.Model.F)
 	fmt.Fprintf(&b, "`features` float32 [N, %d] to `relevance` float32 [N] in [0, 1]. Architecture: %s, with\n", r.Model.F, arch)
 	b.WriteString("the training data's mean and standard deviation baked into the graph (Sub, Div, MatMul, Add,\n")
-	b.WriteString("Relu, MatMul, Add, Sigmoid, Reshape; ONNX IR 8, opset 13, written by `scorers/onnx/onnxpb`).\n\n")
+	b.WriteString("Relu, MatMul, Mul, Sigmoid, Reshape; ONNX IR 8, opset 13, written by `scorers/onnx/onnxpb`).\n")
+	b.WriteString("Each expert is trained only on the cases of its kind.\n\n")
 	fmt.Fprintf(&b, "Default keep threshold: %.4f (on the median training case, %.0f%% of lines score above it).\n\n", r.Threshold, 100*cfg.KeepShare)
 	b.WriteString("## Data\n\n")
 	files := make([]string, 0, len(r.Files))

@@ -2,16 +2,19 @@ package train
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/linefeat"
 )
 
 // Config is a training run's hyper-parameters. The zero value is not useful; start from
 // DefaultConfig.
 type Config struct {
 	Seed            uint64
-	Hidden          int     // hidden units; 0 trains a logistic regression
+	Hidden          int     // hidden units of each expert (>= 1)
 	Epochs          int     // passes over the training cases
 	Batch           int     // cases per gradient step
 	LearningRate    float64 // Adam step size at the start (cosine-decayed to 10%)
@@ -31,12 +34,35 @@ func DefaultConfig() Config {
 	}
 }
 
-// fit trains an MLP on the sampled cases. It is single-threaded and uses only seeded
-// randomness, so the result depends on the data and cfg alone.
-func fit(ctx context.Context, data []*caseData, cfg Config) (*MLP, error) {
-	F := len(data[0].x) / max(1, data[0].rows())
-	m := &MLP{F: F, Hidden: cfg.Hidden}
+// fit trains the model: one expert per source kind, each on the cases of its kind, with a
+// shared standardisation. It is single-threaded and uses only seeded randomness, so the
+// result depends on the data and cfg alone.
+func fit(ctx context.Context, data []*caseData, cfg Config) (*Model, error) {
+	if cfg.Hidden < 1 {
+		return nil, fmt.Errorf("hidden units must be >= 1, got %d", cfg.Hidden)
+	}
+	F := linefeat.NumFeatures
+	m := &Model{F: F, Hidden: cfg.Hidden, Experts: make([]Expert, len(linefeat.Kinds))}
 	m.Mean, m.Std = standardise(data, F)
+	for k := range linefeat.Kinds {
+		var subset []*caseData
+		for _, d := range data {
+			if d.kind == k {
+				subset = append(subset, d)
+			}
+		}
+		e, err := fitExpert(ctx, subset, m, cfg, uint64(k))
+		if err != nil {
+			return nil, err
+		}
+		m.Experts[k] = *e
+	}
+	return m, m.check()
+}
+
+// fitExpert trains one expert on data (possibly empty: the expert then outputs 0.5).
+func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stream uint64) (*Expert, error) {
+	F, H := m.F, m.Hidden
 	// Standardised copies of the rows.
 	zs := make([][]float32, len(data))
 	for ci, d := range data {
@@ -57,19 +83,18 @@ func fit(ctx context.Context, data []*caseData, cfg Config) (*MLP, error) {
 		caseW[ci] = float64(len(data)) / float64(len(perFile)*perFile[d.file])
 	}
 
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6c696e6572616e6b))
-	H := cfg.Hidden
-	nW2 := H
-	if H == 0 {
-		nW2 = F
-	}
-	params := make([]float64, F*H+H+nW2+1) // W1, B1, W2, B2
-	w1, b1, w2 := params[:F*H], params[F*H:F*H+H], params[F*H+H:F*H+H+nW2]
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6c696e6572616e6b+stream))
+	params := make([]float64, F*H+H+H+1) // W1, B1, W2, B2
+	w1, b1, w2 := params[:F*H], params[F*H:F*H+H], params[F*H+H:F*H+2*H]
 	for i := range w1 {
 		w1[i] = rng.NormFloat64() * math.Sqrt(2/float64(F))
 	}
 	for i := range w2 {
-		w2[i] = rng.NormFloat64() * math.Sqrt(1/float64(max(H, F)))
+		w2[i] = rng.NormFloat64() * math.Sqrt(1/float64(H))
+	}
+	if len(data) == 0 {
+		clear(params)
+		return &Expert{W1: f32(w1), B1: f32(b1), W2: f32(w2)}, nil
 	}
 	grad := make([]float64, len(params))
 	adamM := make([]float64, len(params))
@@ -82,8 +107,8 @@ func fit(ctx context.Context, data []*caseData, cfg Config) (*MLP, error) {
 	}
 	steps := cfg.Epochs * ((len(data) + cfg.Batch - 1) / cfg.Batch)
 	step := 0
-	hbuf := make([]float64, max(1, H))
-	pre := make([]float64, max(1, H))
+	hbuf := make([]float64, H)
+	pre := make([]float64, H)
 	var logits, g []float64
 	for epoch := 0; epoch < cfg.Epochs; epoch++ {
 		if err := ctx.Err(); err != nil {
@@ -117,7 +142,7 @@ func fit(ctx context.Context, data []*caseData, cfg Config) (*MLP, error) {
 			lr := cfg.LearningRate * (0.1 + 0.9*0.5*(1+math.Cos(math.Pi*float64(step)/float64(steps))))
 			for i := range params {
 				gi := grad[i]
-				if i < F*H || (i >= F*H+H && i < F*H+H+nW2) {
+				if i < F*H || (i >= F*H+H && i < F*H+2*H) {
 					gi += cfg.L2 * params[i]
 				}
 				adamM[i] = beta1*adamM[i] + (1-beta1)*gi
@@ -128,20 +153,12 @@ func fit(ctx context.Context, data []*caseData, cfg Config) (*MLP, error) {
 			}
 		}
 	}
-	m.W1, m.B1, m.W2, m.B2 = f32(w1), f32(b1), f32(w2), float32(params[len(params)-1])
-	return m, m.check()
+	return &Expert{W1: f32(w1), B1: f32(b1), W2: f32(w2), B2: float32(params[len(params)-1])}, nil
 }
 
 // forward computes the logit of one standardised row, leaving pre-activations in pre and
 // activations in h.
 func forward(p []float64, F, H int, z []float32, pre, h []float64) float64 {
-	if H == 0 {
-		s := p[len(p)-1]
-		for k := 0; k < F; k++ {
-			s += float64(z[k]) * p[k]
-		}
-		return s
-	}
 	w1, b1, w2 := p[:F*H], p[F*H:F*H+H], p[F*H+H:F*H+2*H]
 	copy(pre, b1)
 	for k := 0; k < F; k++ {
@@ -166,12 +183,6 @@ func forward(p []float64, F, H int, z []float32, pre, h []float64) float64 {
 func backward(p, grad []float64, F, H int, z []float32, gl float64, pre, h []float64) {
 	last := len(p) - 1
 	grad[last] += gl
-	if H == 0 {
-		for k := 0; k < F; k++ {
-			grad[k] += gl * float64(z[k])
-		}
-		return
-	}
 	// The forward pass of this row must be recomputed: callers run forward for every row
 	// first, so pre/h hold the last row. Recompute here for this one.
 	forward(p, F, H, z, pre, h)
@@ -262,7 +273,7 @@ func standardise(data []*caseData, F int) (mean, std []float32) {
 
 // threshold picks the score above which, on the median training case, cfg.KeepShare of the
 // lines lie (estimated from the weighted samples).
-func threshold(m *MLP, data []*caseData, share float64) float64 {
+func threshold(m *Model, data []*caseData, share float64) float64 {
 	var qs []float64
 	for _, d := range data {
 		n := d.rows()

@@ -4,61 +4,76 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/linefeat"
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/onnxpb"
 )
 
-// MLP is the line-relevance model: standardised features, one ReLU hidden layer, a sigmoid
-// output. With Hidden == 0 it is a logistic regression.
-type MLP struct {
+// Model is the line-relevance model: standardised features feeding one small MLP expert per
+// source kind (linefeat.Kinds: Python code, other code, logs, docs), each with one ReLU hidden
+// layer and a sigmoid output. The row's source-kind one-hot (linefeat.KindColumns) picks the
+// expert, inside the graph as in Go.
+type Model struct {
 	F, Hidden int
 	Mean, Std []float32 // per feature; Std is never 0
-	W1        []float32 // F×Hidden, row-major
-	B1        []float32 // Hidden
-	W2        []float32 // Hidden (or F when Hidden == 0)
-	B2        float32
+	Experts   []Expert  // one per linefeat.Kinds
 }
 
-// Logit returns the model's pre-sigmoid output for one feature row. It computes in float32
-// in the graph's order of operations so it agrees with onnxruntime to rounding.
-func (m *MLP) Logit(x []float32, z, h []float32) float32 {
-	for k := 0; k < m.F; k++ {
-		z[k] = (x[k] - m.Mean[k]) / m.Std[k]
-	}
-	if m.Hidden == 0 {
-		s := float32(0)
-		for k := 0; k < m.F; k++ {
-			s += z[k] * m.W2[k]
+// Expert is one kind's MLP.
+type Expert struct {
+	W1 []float32 // F×Hidden, row-major
+	B1 []float32 // Hidden
+	W2 []float32 // Hidden
+	B2 float32
+}
+
+// kindOf returns the expert of a feature row, or -1 when no kind column is set.
+func kindOf(x []float32) int {
+	for k, c := range linefeat.KindColumns {
+		if x[c] == 1 {
+			return k
 		}
-		return s + m.B2
+	}
+	return -1
+}
+
+// Logit returns the model's pre-sigmoid output for one feature row, computing in float32 in
+// the graph's order of operations so it agrees with onnxruntime to rounding.
+func (m *Model) Logit(x []float32, z, h []float32) float32 {
+	k := kindOf(x)
+	if k < 0 {
+		return 0
+	}
+	e := &m.Experts[k]
+	for i := 0; i < m.F; i++ {
+		z[i] = (x[i] - m.Mean[i]) / m.Std[i]
 	}
 	for j := 0; j < m.Hidden; j++ {
 		h[j] = 0
 	}
-	for k := 0; k < m.F; k++ {
-		zk := z[k]
-		if zk == 0 {
+	for i := 0; i < m.F; i++ {
+		zi := z[i]
+		if zi == 0 {
 			continue
 		}
-		row := m.W1[k*m.Hidden : (k+1)*m.Hidden]
+		row := e.W1[i*m.Hidden : (i+1)*m.Hidden]
 		for j, w := range row {
-			h[j] += zk * w
+			h[j] += zi * w
 		}
 	}
 	s := float32(0)
 	for j := 0; j < m.Hidden; j++ {
-		v := h[j] + m.B1[j]
-		if v > 0 {
-			s += v * m.W2[j]
+		if v := h[j] + e.B1[j]; v > 0 {
+			s += v * e.W2[j]
 		}
 	}
-	return s + m.B2
+	return s + e.B2
 }
 
 // Predict returns sigmoid(logit) for each row of the n×F matrix x.
-func (m *MLP) Predict(x []float32, n int) []float64 {
+func (m *Model) Predict(x []float32, n int) []float64 {
 	out := make([]float64, n)
 	z := make([]float32, m.F)
-	h := make([]float32, max(1, m.Hidden))
+	h := make([]float32, m.Hidden)
 	for i := 0; i < n; i++ {
 		out[i] = sigmoid(float64(m.Logit(x[i*m.F:(i+1)*m.F], z, h)))
 	}
@@ -73,58 +88,80 @@ const (
 	OutputName = "relevance"
 )
 
-// ONNX exports m as an ONNX graph: (x - mean) / std, MatMul, Add, Relu, MatMul, Add, Sigmoid,
-// Reshape to [N]. Input "features" is float32 [N, F]; output "relevance" is float32 [N].
-func (m *MLP) ONNX(doc string, metadata [][2]string) []byte {
-	F, H := int64(m.F), int64(m.Hidden)
+// ONNX exports m as an ONNX graph. Input "features" is float32 [N, F]; output "relevance" is
+// float32 [N]. With E experts of H units:
+//
+//	z    = (features - mean) / std                         Sub, Div
+//	h    = Relu(z · W1 + b1)                  [N, E·H]     MatMul, Add, Relu
+//	g    = features · S                       [N, E]       MatMul (S selects the kind one-hot)
+//	hg   = h ⊙ (g · X)                        [N, E·H]     MatMul, Mul (X spreads g over each block)
+//	out  = Sigmoid(hg · W2 + g · B2)          [N, 1]       MatMul, MatMul, Add, Sigmoid
+//	relevance = Reshape(out, [-1])            [N]
+func (m *Model) ONNX(doc string, metadata [][2]string) []byte {
+	F, H, E := m.F, m.Hidden, len(m.Experts)
+	EH := E * H
+	w1 := make([]float32, F*EH)
+	b1 := make([]float32, EH)
+	w2 := make([]float32, EH)
+	b2 := make([]float32, E)
+	sel := make([]float32, F*E)
+	spread := make([]float32, E*EH)
+	for k, e := range m.Experts {
+		for i := 0; i < F; i++ {
+			copy(w1[i*EH+k*H:i*EH+(k+1)*H], e.W1[i*H:(i+1)*H])
+		}
+		copy(b1[k*H:], e.B1)
+		copy(w2[k*H:], e.W2)
+		b2[k] = e.B2
+		sel[linefeat.KindColumns[k]*E+k] = 1
+		for j := 0; j < H; j++ {
+			spread[k*EH+k*H+j] = 1
+		}
+	}
+	f, eh, ne := int64(F), int64(EH), int64(E)
 	g := onnxpb.Graph{
 		Name:    "linerank",
-		Inputs:  []onnxpb.ValueInfo{{Name: InputName, Type: onnxpb.Float, Dims: []onnxpb.Dim{{Param: "N"}, {Value: F}}}},
+		Inputs:  []onnxpb.ValueInfo{{Name: InputName, Type: onnxpb.Float, Dims: []onnxpb.Dim{{Param: "N"}, {Value: f}}}},
 		Outputs: []onnxpb.ValueInfo{{Name: OutputName, Type: onnxpb.Float, Dims: []onnxpb.Dim{{Param: "N"}}}},
 		Initializers: []onnxpb.Tensor{
-			onnxpb.FloatTensor("mean", m.Mean, F),
-			onnxpb.FloatTensor("std", m.Std, F),
+			onnxpb.FloatTensor("mean", m.Mean, f),
+			onnxpb.FloatTensor("std", m.Std, f),
+			onnxpb.FloatTensor("w1", w1, f, eh),
+			onnxpb.FloatTensor("b1", b1, eh),
+			onnxpb.FloatTensor("kind_select", sel, f, ne),
+			onnxpb.FloatTensor("kind_spread", spread, ne, eh),
+			onnxpb.FloatTensor("w2", w2, eh, 1),
+			onnxpb.FloatTensor("b2", b2, ne, 1),
 			onnxpb.Int64Tensor("flat", []int64{-1}, 1),
 		},
 		Nodes: []onnxpb.Node{
 			{Name: "center", OpType: "Sub", Inputs: []string{InputName, "mean"}, Outputs: []string{"centered"}},
 			{Name: "scale", OpType: "Div", Inputs: []string{"centered", "std"}, Outputs: []string{"z"}},
+			{Name: "hidden", OpType: "MatMul", Inputs: []string{"z", "w1"}, Outputs: []string{"h0"}},
+			{Name: "hidden_bias", OpType: "Add", Inputs: []string{"h0", "b1"}, Outputs: []string{"h1"}},
+			{Name: "relu", OpType: "Relu", Inputs: []string{"h1"}, Outputs: []string{"h"}},
+			{Name: "kind", OpType: "MatMul", Inputs: []string{InputName, "kind_select"}, Outputs: []string{"g"}},
+			{Name: "kind_mask", OpType: "MatMul", Inputs: []string{"g", "kind_spread"}, Outputs: []string{"gx"}},
+			{Name: "route", OpType: "Mul", Inputs: []string{"h", "gx"}, Outputs: []string{"hg"}},
+			{Name: "out", OpType: "MatMul", Inputs: []string{"hg", "w2"}, Outputs: []string{"o0"}},
+			{Name: "out_bias", OpType: "MatMul", Inputs: []string{"g", "b2"}, Outputs: []string{"ob"}},
+			{Name: "logit", OpType: "Add", Inputs: []string{"o0", "ob"}, Outputs: []string{"logit"}},
+			{Name: "squash", OpType: "Sigmoid", Inputs: []string{"logit"}, Outputs: []string{"p"}},
+			{Name: "flatten", OpType: "Reshape", Inputs: []string{"p", "flat"}, Outputs: []string{OutputName}},
 		},
 	}
-	last := "z"
-	if H > 0 {
-		g.Initializers = append(g.Initializers,
-			onnxpb.FloatTensor("w1", m.W1, F, H),
-			onnxpb.FloatTensor("b1", m.B1, H),
-			onnxpb.FloatTensor("w2", m.W2, H, 1),
-		)
-		g.Nodes = append(g.Nodes,
-			onnxpb.Node{Name: "hidden", OpType: "MatMul", Inputs: []string{"z", "w1"}, Outputs: []string{"h0"}},
-			onnxpb.Node{Name: "hidden_bias", OpType: "Add", Inputs: []string{"h0", "b1"}, Outputs: []string{"h1"}},
-			onnxpb.Node{Name: "relu", OpType: "Relu", Inputs: []string{"h1"}, Outputs: []string{"h"}},
-		)
-		last = "h"
-	} else {
-		g.Initializers = append(g.Initializers, onnxpb.FloatTensor("w2", m.W2, F, 1))
-	}
-	g.Initializers = append(g.Initializers, onnxpb.FloatTensor("b2", []float32{m.B2}, 1))
-	g.Nodes = append(g.Nodes,
-		onnxpb.Node{Name: "out", OpType: "MatMul", Inputs: []string{last, "w2"}, Outputs: []string{"o0"}},
-		onnxpb.Node{Name: "out_bias", OpType: "Add", Inputs: []string{"o0", "b2"}, Outputs: []string{"logit"}},
-		onnxpb.Node{Name: "squash", OpType: "Sigmoid", Inputs: []string{"logit"}, Outputs: []string{"p"}},
-		onnxpb.Node{Name: "flatten", OpType: "Reshape", Inputs: []string{"p", "flat"}, Outputs: []string{OutputName}},
-	)
 	model := onnxpb.Model{ProducerName: "mcp-pruner train", ProducerVersion: "1", Doc: doc, Graph: g, Metadata: metadata}
 	return model.Marshal()
 }
 
-func (m *MLP) check() error {
-	wantW2 := m.Hidden
-	if m.Hidden == 0 {
-		wantW2 = m.F
+func (m *Model) check() error {
+	if len(m.Mean) != m.F || len(m.Std) != m.F || len(m.Experts) != len(linefeat.Kinds) || m.Hidden < 1 {
+		return fmt.Errorf("model: inconsistent shapes (F=%d, hidden=%d, experts=%d)", m.F, m.Hidden, len(m.Experts))
 	}
-	if len(m.Mean) != m.F || len(m.Std) != m.F || len(m.W1) != m.F*m.Hidden || len(m.B1) != m.Hidden || len(m.W2) != wantW2 {
-		return fmt.Errorf("mlp: inconsistent shapes (F=%d, hidden=%d)", m.F, m.Hidden)
+	for k, e := range m.Experts {
+		if len(e.W1) != m.F*m.Hidden || len(e.B1) != m.Hidden || len(e.W2) != m.Hidden {
+			return fmt.Errorf("model: expert %s has inconsistent shapes", linefeat.Kinds[k])
+		}
 	}
 	return nil
 }

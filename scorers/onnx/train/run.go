@@ -31,7 +31,7 @@ type Options struct {
 
 // Result is a trained model with its cross-validated figures.
 type Result struct {
-	Model     *MLP
+	Model     *Model
 	Threshold float64
 	// CV holds one row per scorer, data file and budget, macro-averaged over held-out cases.
 	CV    []CVRow
@@ -197,7 +197,7 @@ func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseDat
 // Scorer runs an MLP in pure Go on linefeat features. It is what cross-validation measures;
 // the shipped model runs the same computation through onnxruntime.
 type Scorer struct {
-	Model  *MLP
+	Model  *Model
 	Thresh float64
 }
 
