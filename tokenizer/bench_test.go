@@ -33,17 +33,19 @@ func codeText(b *testing.B, n int) string {
 // fresh returns an encoder sharing e's ranks with empty caches.
 func (e *Encoder) fresh() *Encoder {
 	c := *e
-	c.segs = newCountCache(segmentCacheBytes)
-	c.pieces = newCountCache(pieceCacheBytes)
+	c.segs = newCountCache(segmentCacheBytes, cacheShards)
+	c.pieces = newCountCache(pieceCacheBytes, cacheShards)
+	c.texts = newCountCache(textCacheBytes, textCacheShards)
 	return &c
 }
 
-// BenchmarkCount counts a whole text: cold (empty caches, every segment new) and
-// warm (the same text again: a lookup per segment).
+// BenchmarkCount counts a whole text: cold (empty caches, every segment new),
+// lines (known lines in a new text, as a pruned output: a lookup per segment) and
+// warm (the same text again: one lookup).
 func BenchmarkCount(b *testing.B) {
 	for _, n := range benchLines {
 		text := codeText(b, n)
-		for _, cache := range []string{"cold", "warm"} {
+		for _, cache := range []string{"cold", "lines", "warm"} {
 			for _, name := range encodingNames {
 				b.Run(fmt.Sprintf("lines=%d/cache=%s/enc=%s", n, cache, name), func(b *testing.B) {
 					e := loadT(b, name).fresh()
@@ -53,9 +55,14 @@ func BenchmarkCount(b *testing.B) {
 					b.ResetTimer()
 					for b.Loop() {
 						c := e
-						if cache == "cold" {
+						switch cache {
+						case "cold":
 							b.StopTimer()
 							c = e.fresh()
+							b.StartTimer()
+						case "lines":
+							b.StopTimer()
+							c.texts = newCountCache(textCacheBytes, textCacheShards)
 							b.StartTimer()
 						}
 						if got := c.Count(text); got != want {

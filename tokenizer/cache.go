@@ -15,10 +15,12 @@ import (
 type countCache struct {
 	seed       maphash.Seed
 	shardBytes int
-	shards     [cacheShards]cacheShard
+	shift      uint // a hash's top bits pick its shard
+	shards     []cacheShard
 }
 
 const (
+	// cacheShards suits small keys looked up often (lines, pieces): 16 locks.
 	cacheShards = 16
 	// entryOverhead approximates a map slot, the entry and the string header.
 	entryOverhead = 64
@@ -38,9 +40,20 @@ type cacheEntry struct {
 	n, nl int32
 }
 
-// newCountCache returns a cache that holds about maxBytes bytes of keys and entries.
-func newCountCache(maxBytes int) *countCache {
-	c := &countCache{seed: maphash.MakeSeed(), shardBytes: max(maxBytes/cacheShards/2, 1)}
+// newCountCache returns a cache of shards shards (a power of two) that holds about
+// maxBytes bytes of keys and entries. A key larger than a shard's generation
+// (maxBytes/shards/2) is not kept.
+func newCountCache(maxBytes, shards int) *countCache {
+	bits := uint(0)
+	for 1<<bits < shards {
+		bits++
+	}
+	c := &countCache{
+		seed:       maphash.MakeSeed(),
+		shardBytes: max(maxBytes>>bits/2, 1),
+		shift:      64 - bits,
+		shards:     make([]cacheShard, 1<<bits),
+	}
 	for i := range c.shards {
 		c.shards[i].young = map[uint64]cacheEntry{}
 	}
@@ -49,7 +62,9 @@ func newCountCache(maxBytes int) *countCache {
 
 func (c *countCache) hash(s string) uint64 { return maphash.String(c.seed, s) }
 
-func (c *countCache) shard(h uint64) *cacheShard { return &c.shards[h>>60] }
+func (c *countCache) shard(h uint64) *cacheShard {
+	return &c.shards[h>>c.shift&uint64(len(c.shards)-1)]
+}
 
 // get returns the entry for s, whose hash is h.
 func (c *countCache) get(h uint64, s string) (cacheEntry, bool) {
@@ -96,16 +111,22 @@ func (sh *cacheShard) insert(limit int, h uint64, e cacheEntry) {
 	sh.youngBytes += cost
 }
 
-// CacheStats describes an Encoder's count cache.
+// CacheStats describes an Encoder's count caches.
 type CacheStats struct {
+	// Segments caches lines (segments, exactly); Texts caches whole texts.
+	Segments, Texts CacheUsage
+}
+
+// CacheUsage describes one cache.
+type CacheUsage struct {
 	// Entries is the number of cached strings, Bytes their approximate footprint.
 	Entries, Bytes int
 	// Lookups and Hits count cache lookups since the encoder was loaded.
 	Lookups, Hits uint64
 }
 
-func (c *countCache) stats() CacheStats {
-	var st CacheStats
+func (c *countCache) stats() CacheUsage {
+	var st CacheUsage
 	for i := range c.shards {
 		sh := &c.shards[i]
 		sh.mu.Lock()

@@ -11,7 +11,7 @@ import (
 
 func TestCountCacheBounded(t *testing.T) {
 	const budget = 64 << 10
-	c := newCountCache(budget)
+	c := newCountCache(budget, cacheShards)
 	key := func(i int) string { return fmt.Sprintf("%06d %s", i, strings.Repeat("x", 40)) }
 	for i := range 20000 {
 		k := key(i)
@@ -34,7 +34,7 @@ func TestCountCacheBounded(t *testing.T) {
 // TestCountCacheCollision: entries are found by hash but checked by key, so two
 // strings with the same hash never share a count.
 func TestCountCacheCollision(t *testing.T) {
-	c := newCountCache(1 << 20)
+	c := newCountCache(1<<20, cacheShards)
 	const h = 42
 	c.put(h, "first", 1, 2)
 	_, ok := c.get(h, "second")
@@ -50,7 +50,7 @@ func TestCountCacheCollision(t *testing.T) {
 // TestCountCacheKeepsHotEntries: an entry read in the old generation moves to the
 // young one and survives the next rotation.
 func TestCountCacheKeepsHotEntries(t *testing.T) {
-	c := newCountCache(cacheShards * 2 * 10 * (entryOverhead + 8)) // ~10 entries per generation and shard
+	c := newCountCache(cacheShards*2*10*(entryOverhead+8), cacheShards) // ~10 entries per generation and shard
 	hot := "hot line"
 	hh := c.hash(hot)
 	c.put(hh, hot, 7, 8)
@@ -69,12 +69,30 @@ func TestCountUsesCache(t *testing.T) {
 	e := loadT(t, CL100K).fresh()
 	text := "line one\nline two\n\tline three\n"
 	first := e.Count(text)
-	before := e.CacheStats()
+	before := e.CacheStats().Segments
 	assert.Equal(t, first, e.Count(text))
-	after := e.CacheStats()
+	after := e.CacheStats().Segments
 	assert.Equal(t, uint64(3), after.Lookups-before.Lookups)
 	assert.Equal(t, uint64(3), after.Hits-before.Hits)
 	// A line counted alone shares the entry of the same line inside a text.
 	assert.Equal(t, refCount(t, CL100K, "line two"), e.Count("line two"))
-	assert.Equal(t, uint64(4), e.CacheStats().Hits-before.Hits)
+	assert.Equal(t, uint64(4), e.CacheStats().Segments.Hits-before.Hits)
+	assert.Zero(t, e.CacheStats().Texts.Lookups, "short texts skip the text cache")
+}
+
+// TestCountUsesTextCache: a long text counted again is one lookup, and a text that
+// differs by one byte is not mistaken for it.
+func TestCountUsesTextCache(t *testing.T) {
+	e := loadT(t, O200K).fresh()
+	text := randomText(newRand(37), 400)
+	require.GreaterOrEqual(t, len(text), minCachedText)
+	want := refCount(t, O200K, text)
+	assert.Equal(t, want, e.Count(text))
+	segs := e.CacheStats().Segments.Lookups
+	assert.Equal(t, want, e.Count(text))
+	st := e.CacheStats()
+	assert.Equal(t, segs, st.Segments.Lookups, "served whole")
+	assert.Equal(t, uint64(1), st.Texts.Hits)
+	other := text[:len(text)/2] + "X" + text[len(text)/2+1:]
+	assert.Equal(t, refCount(t, O200K, other), e.Count(other))
 }

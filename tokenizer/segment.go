@@ -32,6 +32,22 @@ func (e *Encoder) Count(s string) int {
 	if !utf8.ValidString(s) {
 		s = string([]rune(s)) // what tiktoken-go's regexp2 matching sees
 	}
+	if len(s) < minCachedText {
+		return e.countSegments(s)
+	}
+	// Whole texts come back (an original re-read, the same pruned output): one hash
+	// of the text replaces a lookup per line.
+	h := e.texts.hash(s)
+	if ce, ok := e.texts.get(h, s); ok {
+		return int(ce.n)
+	}
+	n := e.countSegments(s)
+	e.texts.put(h, s, n, -1)
+	return n
+}
+
+// countSegments returns the count of valid UTF-8 s as the sum of its segments'.
+func (e *Encoder) countSegments(s string) int {
 	total, start := 0, 0
 	for from := 0; ; {
 		q := strings.IndexByte(s[from:], '\n')

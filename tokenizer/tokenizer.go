@@ -31,10 +31,17 @@ const (
 // ErrUnknownEncoding is returned by Load for an encoding name it does not support.
 var ErrUnknownEncoding = errors.New("unknown encoding")
 
-// Cache budgets per encoder: segments (lines, mostly) and merged pieces.
+// Cache budgets per encoder: segments (lines, mostly), whole texts and merged
+// pieces. With two shards, texts up to 2 MiB (the server's default input cap) can be
+// cached whole.
 const (
 	segmentCacheBytes = 32 << 20
+	textCacheBytes    = 8 << 20
+	textCacheShards   = 2
 	pieceCacheBytes   = 4 << 20
+	// minCachedText is the shortest text cached whole: below it, the per-segment
+	// lookups cost less than hashing and keeping a copy of the text.
+	minCachedText = 4 << 10
 	// minCachedPiece is the shortest piece worth a cache lookup rather than a merge.
 	minCachedPiece = 4
 )
@@ -46,6 +53,7 @@ type Encoder struct {
 	ranks  *rankTable
 	tab    *[0x10000]uint8
 	segs   *countCache
+	texts  *countCache
 	pieces *countCache
 }
 
@@ -76,16 +84,19 @@ func newEncoder(name string, o200k bool) (*Encoder, error) {
 		o200k:  o200k,
 		ranks:  newRankTable(ranks),
 		tab:    bmpClasses(),
-		segs:   newCountCache(segmentCacheBytes),
-		pieces: newCountCache(pieceCacheBytes),
+		segs:   newCountCache(segmentCacheBytes, cacheShards),
+		texts:  newCountCache(textCacheBytes, textCacheShards),
+		pieces: newCountCache(pieceCacheBytes, cacheShards),
 	}, nil
 }
 
 // Name is the encoding's name, e.g. "cl100k_base".
 func (e *Encoder) Name() string { return e.name }
 
-// CacheStats reports the state of the segment cache.
-func (e *Encoder) CacheStats() CacheStats { return e.segs.stats() }
+// CacheStats reports the state of the count caches.
+func (e *Encoder) CacheStats() CacheStats {
+	return CacheStats{Segments: e.segs.stats(), Texts: e.texts.stats()}
+}
 
 // next returns the end of the piece starting at i.
 func (e *Encoder) next(sc *scanner, i int) int {
