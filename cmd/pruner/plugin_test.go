@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,41 +18,20 @@ import (
 	"github.com/mcp-pruner/mcp-pruner/scorers/scorertest"
 )
 
-var prunerBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "pruner-plugin-test-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "pruner")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		return "", &buildError{out: string(out), err: err}
-	}
-	return bin, nil
-})
-
-type buildError struct {
-	out string
-	err error
-}
-
-func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
-
-// builtBinary builds this command once per test run, with its checksum.
+// builtBinary builds this command into the test's temporary directory, with its checksum.
 func builtBinary(t *testing.T) (string, string) {
 	t.Helper()
-	bin, err := prunerBin()
-	require.NoError(t, err)
-	t.Cleanup(func() {}) // the binary is shared; the OS temp dir holds it
+	bin := filepath.Join(t.TempDir(), "pruner")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
 	sum, err := plugins.FileSHA256(bin)
 	require.NoError(t, err)
 	return bin, sum
 }
 
 // builtinServer returns a plugin client for 'pruner plugin serve name'.
-func builtinServer(t *testing.T, name string) engine.Scorer {
+func builtinServer(t *testing.T, bin, sum, name string) engine.Scorer {
 	t.Helper()
-	bin, sum := builtBinary(t)
 	c, err := plugins.New(t.Context(), plugins.Config{Name: "builtin/" + name, Command: bin, Args: []string{"plugin", "serve", name}, SHA256: sum})
 	require.NoError(t, err)
 	return c
@@ -82,6 +60,7 @@ func TestBuiltinsInProcessAndAsPlugins(t *testing.T) {
 		t.Skip("-short: builds the binary and starts plugin processes")
 	}
 	reg, names := inProcess(t)
+	bin, sum := builtBinary(t)
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			inproc, err := reg.Get(context.Background(), name)
@@ -90,10 +69,10 @@ func TestBuiltinsInProcessAndAsPlugins(t *testing.T) {
 				scorertest.Run(t, func() engine.Scorer { return inproc })
 			})
 			t.Run("contract as plugin", func(t *testing.T) {
-				scorertest.Run(t, func() engine.Scorer { return builtinServer(t, name) })
+				scorertest.Run(t, func() engine.Scorer { return builtinServer(t, bin, sum, name) })
 			})
 			t.Run("same prunes", func(t *testing.T) {
-				p := builtinServer(t, name)
+				p := builtinServer(t, bin, sum, name)
 				t.Cleanup(func() { p.(*plugins.Client).Close() })
 				scorertest.SamePrunes(t, inproc, p, scorertest.BenchRequests(t, 3))
 			})
