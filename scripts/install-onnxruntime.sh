@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # install-onnxruntime.sh puts the onnxruntime shared library the `onnx` scorer loads into
 # .tools/onnxruntime/ (gitignored). The library comes from the npm package onnxruntime-node,
-# which ships prebuilt CPU binaries; onnxruntime_go v1.36.0 (go.mod) requests C API version
-# 23 or later... see models/README.md for the version check.
+# which ships prebuilt CPU binaries (bin/napi-v6/<os>/<arch>/libonnxruntime.so.1). The Go
+# binding, onnxruntime_go v1.36.0 (go.mod), asks the library for C API version 29
+# (ORT_API_VERSION in its bundled header); onnxruntime 1.30.0 serves API versions up to 30, so
+# the pair works (checked by scorers/onnx's tests; an older library fails at load with a clear
+# error). `npm pack` only downloads the tarball: no install scripts, no dependencies.
 #
 # Usage: scripts/install-onnxruntime.sh            (idempotent; re-run to repair)
 # Env:   ORT_NPM_VERSION  npm package version (default 1.30.0)

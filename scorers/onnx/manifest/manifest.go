@@ -126,7 +126,7 @@ type CrossEncoder struct {
 	MaxLength int `json:"max_length"`
 	// BatchSize is the number of pairs per run (default 32).
 	BatchSize int `json:"batch_size"`
-	// ContextLines is how many lines on each side accompany the scored line (default 1).
+	// ContextLines is how many lines on each side accompany the scored line (default 0).
 	ContextLines int `json:"context_lines"`
 	// Activation turns the output into [0, 1]: "sigmoid" (default, for logits) or "none".
 	Activation string `json:"activation"`

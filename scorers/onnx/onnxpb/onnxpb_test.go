@@ -1,0 +1,93 @@
+package onnxpb
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+func sample() *Model {
+	return &Model{
+		ProducerName: "test",
+		Graph: Graph{
+			Name:         "g",
+			Inputs:       []ValueInfo{{Name: "x", Type: Float, Dims: []Dim{{Param: "N"}, {Value: 2}}}},
+			Outputs:      []ValueInfo{{Name: "y", Type: Float, Dims: []Dim{{Param: "N"}, {Value: 1}}}},
+			Initializers: []Tensor{FloatTensor("w", []float32{0.5, -1}, 2, 1)},
+			Nodes:        []Node{{OpType: "MatMul", Inputs: []string{"x", "w"}, Outputs: []string{"y"}, Attrs: []Attr{IntAttr("unused", 3)}}},
+		},
+		Metadata: [][2]string{{"k", "v"}},
+	}
+}
+
+// fields decodes one message level into field number -> raw values.
+func fields(t *testing.T, b []byte) map[protowire.Number][][]byte {
+	t.Helper()
+	out := map[protowire.Number][][]byte{}
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		require.GreaterOrEqual(t, n, 0)
+		b = b[n:]
+		var v []byte
+		switch typ {
+		case protowire.VarintType:
+			x, m := protowire.ConsumeVarint(b)
+			require.GreaterOrEqual(t, m, 0)
+			v, b = protowire.AppendVarint(nil, x), b[m:]
+		case protowire.BytesType:
+			x, m := protowire.ConsumeBytes(b)
+			require.GreaterOrEqual(t, m, 0)
+			v, b = x, b[m:]
+		default:
+			m := protowire.ConsumeFieldValue(num, typ, b)
+			require.GreaterOrEqual(t, m, 0)
+			v, b = b[:m], b[m:]
+		}
+		out[num] = append(out[num], v)
+	}
+	return out
+}
+
+func varint(t *testing.T, b []byte) uint64 {
+	v, n := protowire.ConsumeVarint(b)
+	require.Equal(t, len(b), n)
+	return v
+}
+
+func TestMarshal(t *testing.T) {
+	b := sample().Marshal()
+	assert.True(t, bytes.Equal(b, sample().Marshal()), "encoding is deterministic")
+
+	model := fields(t, b)
+	assert.Equal(t, uint64(DefaultIRVersion), varint(t, model[1][0]), "ir_version")
+	assert.Equal(t, "test", string(model[2][0]), "producer_name")
+	opset := fields(t, model[8][0])
+	assert.Equal(t, uint64(DefaultOpset), varint(t, opset[2][0]), "opset version")
+	meta := fields(t, model[14][0])
+	assert.Equal(t, "k", string(meta[1][0]))
+
+	graph := fields(t, model[7][0])
+	require.Len(t, graph[1], 1, "one node")
+	node := fields(t, graph[1][0])
+	assert.Equal(t, "MatMul", string(node[4][0]))
+	assert.Equal(t, []string{"x", "w"}, []string{string(node[1][0]), string(node[1][1])})
+	attr := fields(t, node[5][0])
+	assert.Equal(t, uint64(3), varint(t, attr[3][0]))
+	assert.Equal(t, uint64(AttrInt), varint(t, attr[20][0]))
+
+	tensor := fields(t, graph[5][0])
+	assert.Equal(t, "w", string(tensor[8][0]))
+	assert.Equal(t, []byte{0, 0, 0, 0x3f, 0, 0, 0x80, 0xbf}, tensor[9][0], "raw little-endian float32 0.5, -1")
+
+	in := fields(t, graph[11][0])
+	assert.Equal(t, "x", string(in[1][0]))
+	tt := fields(t, fields(t, in[2][0])[1][0])
+	assert.Equal(t, uint64(Float), varint(t, tt[1][0]))
+	dims := fields(t, tt[2][0])[1]
+	require.Len(t, dims, 2)
+	assert.Equal(t, "N", string(fields(t, dims[0])[2][0]))
+	assert.Equal(t, uint64(2), varint(t, fields(t, dims[1])[1][0]))
+}
