@@ -61,8 +61,8 @@ var Names = []string{
 	"kind_logs",         // logs,
 	"kind_docs",         // documentation
 	"lang_rst",          // reStructuredText path or language
-	"rst_directive", // reStructuredText directive (".. function::") or Markdown heading
-	"in_directive",  // inside the body of a directive: exp(-distance to it / 20)
+	"rst_directive",     // reStructuredText directive (".. function::") or Markdown heading
+	"in_directive",      // inside the body of a directive: exp(-distance to it / 20)
 }
 
 // KindColumns are the columns of the source-kind one-hot, in the order of Kinds; exactly one
