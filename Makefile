@@ -32,3 +32,13 @@ bench:
 	go build -o bin/pruner ./cmd/pruner
 	./bin/pruner bench --json benchmarks/results.json --svg benchmarks/recall.svg \
 		--results benchmarks/RESULTS.md $(BENCH_FLAGS)
+
+.PHONY: onnxruntime train
+## onnxruntime: fetch the onnxruntime library the onnx scorer loads (npm onnxruntime-node 1.30.0) into .tools/.
+onnxruntime:
+	scripts/install-onnxruntime.sh
+
+## train: retrain models/linerank on ../shared/bench with grouped 5-fold cross-validation
+## (writes model.onnx, model.json and MODEL_CARD.md; deterministic).
+train:
+	go run ./cmd/pruner train --out models/linerank
