@@ -5,9 +5,9 @@ import (
 	"unicode/utf8"
 )
 
-// Segments. Position p just after a '\n' is a hard split point when the runes from
-// p up to the next rune that is neither ' ' nor '\t' are blanks only, and that rune
-// c is not whitespace (and, for o200k_base, not '/'). Why: no pre-token starts
+// Segments. Position p just after a '\n' is a hard split point when the line that
+// starts at p begins, after any ' ' and '\t', with a rune c that is not whitespace
+// (and, for o200k_base, not '/'). Why: no pre-token starts
 // before p and ends after it. A pre-token containing the '\n' is either
 // \s*[\r\n]+, which stops after the last line break of its whitespace run and that
 // run holds none after p, or the [\r\n]* ([\r\n/]* for o200k) tail of a punctuation

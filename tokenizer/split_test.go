@@ -1,11 +1,13 @@
 package tokenizer
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/dlclark/regexp2"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -179,5 +181,83 @@ func TestRankTable(t *testing.T) {
 			require.Equal(t, int32(want), tab.rank(s), "%s: %q", name, s)
 		}
 		assert.Equal(t, int32(noRank), tab.rank(""))
+	}
+}
+
+// TestAllRunesMatchReference runs every rune through both pre-tokenizers in a few
+// contexts (after and before letters of each case, digits, blanks, apostrophes and
+// line breaks), so each class the patterns use is checked rune by rune.
+// It takes about a minute: TOKENIZER_DIFF_ALL=1 runs it; TestClassesMatchRegexp2
+// checks the classes alone in a second.
+func TestAllRunesMatchReference(t *testing.T) {
+	if os.Getenv("TOKENIZER_DIFF_ALL") != "1" {
+		t.Skip("slow: set TOKENIZER_DIFF_ALL=1")
+	}
+	for _, name := range encodingNames {
+		e := loadT(t, name)
+		var b strings.Builder
+		for r := rune(0); r <= unicode.MaxRune; r++ {
+			if r >= 0xd800 && r <= 0xdfff {
+				continue
+			}
+			c := string(r)
+			b.WriteString("a" + c + c + "B" + c + " " + c + "1" + c + "'" + c + "\n" + c + "\t")
+			if r%512 == 511 || r == unicode.MaxRune {
+				s := b.String()
+				b.Reset()
+				if want := refPieces(name, s); !assert.Equal(t, want, e.split(s), "%s: runes up to %U", name, r) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// TestClassesMatchRegexp2 compares, for every rune, the class table with what
+// regexp2 (the reference's engine) matches for each class the patterns use.
+func TestClassesMatchRegexp2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1.1M runes through regexp2")
+	}
+	all := make([]rune, 0, unicode.MaxRune+1)
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r < 0xd800 || r > 0xdfff {
+			all = append(all, r)
+		}
+	}
+	tab := bmpClasses()
+	class := func(r rune) uint8 {
+		if r < 0x10000 {
+			return tab[r]
+		}
+		return classOfSlow(r)
+	}
+	tests := []struct {
+		name, pattern string
+		want          func(r rune) bool
+	}{
+		{name: "letter", pattern: `\p{L}`, want: func(r rune) bool { return class(r)&clsL != 0 }},
+		{name: "number", pattern: `\p{N}`, want: func(r rune) bool { return class(r)&clsN != 0 }},
+		{name: "space", pattern: `\s`, want: func(r rune) bool { return class(r)&clsSp != 0 }},
+		{name: "upper", pattern: `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]`, want: func(r rune) bool { return class(r)&clsUp != 0 }},
+		{name: "lower", pattern: `[\p{Ll}\p{Lm}\p{Lo}\p{M}]`, want: func(r rune) bool { return class(r)&clsLow != 0 }},
+		{name: "P", pattern: `[^\r\n\p{L}\p{N}]`, want: func(r rune) bool { return isP(r, class(r)) }},
+		{name: "Q", pattern: `[^\s\p{L}\p{N}]`, want: func(r rune) bool { return isQ(class(r)) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			re := regexp2.MustCompile(tt.pattern, regexp2.None)
+			in := make([]bool, len(all))
+			m, err := re.FindRunesMatch(all)
+			for ; m != nil && err == nil; m, err = re.FindNextMatch(m) {
+				in[m.Index] = true
+			}
+			require.NoError(t, err)
+			for i, r := range all {
+				if in[i] != tt.want(r) {
+					require.Failf(t, "class mismatch", "%U: regexp2 %v, table %v", r, in[i], !in[i])
+				}
+			}
+		})
 	}
 }

@@ -7,11 +7,13 @@
 // special tokens are ordinary text, and invalid UTF-8 is counted as tiktoken-go
 // counts it, each invalid byte standing for U+FFFD.
 //
-// Speed comes from three layers: a hand-written pre-tokenizer equivalent to the
-// encodings' split patterns (split.go), byte-pair merging with a cache for pieces
-// that are not single tokens (bpe.go), and a cache of whole segments: text is cut
-// where the split patterns cannot join what precedes and what follows (segment.go),
-// so re-counting known lines or files is a hash lookup per line.
+// Speed comes from layers: a hand-written pre-tokenizer equivalent to the
+// encodings' split patterns (split.go), byte-pair merging over a compact rank table
+// (ranks.go, bpe.go) with a cache for pieces that are not single tokens, a cache of
+// segments: text is cut where the split patterns cannot join what precedes and what
+// follows (segment.go), so counting known lines in a new text is a hash lookup per
+// line, and a cache of whole texts of 4 KiB or more. Caches are bounded (about
+// 44 MiB per encoding at most) and evict the least recently used generation.
 package tokenizer
 
 import (
@@ -62,8 +64,9 @@ var (
 	loadO200K  = sync.OnceValues(func() (*Encoder, error) { return newEncoder(O200K, true) })
 )
 
-// Load returns the shared encoder for name, loading its ranks on first use (tens of
-// megabytes per encoding, so only the encodings in use are loaded).
+// Load returns the shared encoder for name, loading its ranks on first use (about
+// 0.3 s, 6 MB for cl100k_base and 11 MB for o200k_base), so only the encodings in
+// use cost memory.
 func Load(name string) (*Encoder, error) {
 	switch name {
 	case CL100K:
