@@ -138,18 +138,17 @@ func parseError(err error) *rpcResponse {
 
 // handleOne answers one JSON-RPC message; nil means it was a notification.
 func (h *rpcHandler) handleOne(ctx context.Context, msg []byte) *rpcResponse {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(msg, &fields); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return invalidRequest(nullID, "request must be a JSON object")
-		}
-		if len(bytes.TrimSpace(msg)) == 0 {
+	if !json.Valid(msg) {
+		var v any
+		err := json.Unmarshal(msg, &v)
+		if err == nil || len(bytes.TrimSpace(msg)) == 0 {
 			err = errors.New("empty body")
 		}
 		return parseError(err)
 	}
-	if fields == nil { // the literal null
+	// Validated once here; the members are split without re-scanning with encoding/json.
+	fields, ok := objectFields(msg)
+	if !ok {
 		return invalidRequest(nullID, "request must be a JSON object")
 	}
 	id, hasID := fields["id"]
@@ -205,8 +204,8 @@ func callParamsOf(params json.RawMessage) (string, json.RawMessage, error) {
 	if len(params) == 0 || params[0] != '{' {
 		return "", nil, fieldErr("params", "must be an object with name and arguments")
 	}
-	var p map[string]json.RawMessage
-	if err := json.Unmarshal(params, &p); err != nil {
+	p, ok := objectFields(params)
+	if !ok {
 		return "", nil, fieldErr("params", "must be an object with name and arguments")
 	}
 	var name string

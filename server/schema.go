@@ -37,25 +37,23 @@ func boolp(b bool) *bool     { return &b }
 // errNotObject is returned when tool arguments are not a JSON object.
 var errNotObject = &engine.FieldError{Field: "arguments", Problem: "must be a JSON object"}
 
-// validate checks raw against s and returns a *engine.FieldError naming the first offending
-// field (in a stable order: missing required fields, unknown fields, then each property by
-// name). Empty raw is treated as {}. It works on raw JSON values so that long strings (the
-// text) are scanned but never unquoted or copied here.
+// validate checks raw, which must be valid JSON (the transports have parsed the message it
+// comes from), against s and returns a *engine.FieldError naming the first offending field
+// (in a stable order: missing required fields, unknown fields, then each property by name).
+// Empty raw is treated as {}. It splits values without decoding them, so long strings (the
+// text) are skimmed, never unquoted or copied.
 func (s *Schema) validate(raw []byte) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		raw = []byte("{}")
 	}
 	if raw[0] != '{' {
-		if !json.Valid(raw) {
-			return &engine.FieldError{Field: "arguments", Problem: "is not valid JSON"}
-		}
 		return errNotObject
 	}
 	return s.check("", raw)
 }
 
-func (s *Schema) check(path string, raw json.RawMessage) error {
+func (s *Schema) check(path string, raw []byte) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return fieldErr(path, "is empty")
@@ -65,9 +63,9 @@ func (s *Schema) check(path string, raw json.RawMessage) error {
 		if raw[0] != '{' {
 			return fieldErr(path, "must be an object")
 		}
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			return fieldErr(path, "is not a valid JSON object: "+err.Error())
+		obj, ok := objectFields(raw)
+		if !ok {
+			return fieldErr(path, "is not a valid JSON object")
 		}
 		for _, name := range s.Required {
 			if _, ok := obj[name]; !ok {
@@ -97,9 +95,9 @@ func (s *Schema) check(path string, raw json.RawMessage) error {
 		if raw[0] != '[' {
 			return fieldErr(path, "must be an array")
 		}
-		var arr []json.RawMessage
-		if err := json.Unmarshal(raw, &arr); err != nil {
-			return fieldErr(path, "is not a valid JSON array: "+err.Error())
+		arr, ok := arrayItems(raw)
+		if !ok {
+			return fieldErr(path, "is not a valid JSON array")
 		}
 		for i, item := range arr {
 			if err := s.Items.check(path+"["+strconv.Itoa(i)+"]", item); err != nil {
