@@ -1,6 +1,9 @@
 package heuristic
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // BM25 constants (Robertson's defaults).
 const (
@@ -36,7 +39,11 @@ type Analysis struct {
 
 // Analyze scans lines against q. It is linear in the input and allocates per line only for
 // lines that hold goal terms.
-func Analyze(lines []string, q *Query) *Analysis {
+func Analyze(lines []string, q *Query) *Analysis { return analyze(lines, q, nil) }
+
+// analyze is Analyze with a hook that sees every line's term hashes, so a source-type rule
+// (logs' failure words) needs no second scan.
+func analyze(lines []string, q *Query, each func(i int, hashes []termHash)) *Analysis {
 	n := len(lines)
 	a := &Analysis{
 		Query:      q,
@@ -49,27 +56,33 @@ func Analyze(lines []string, q *Query) *Analysis {
 	}
 	totalLen, nonBlank := 0, 0
 	var line []match
+	var hashes []termHash
 	for i, l := range lines {
 		line = line[:0]
-		length := 0
+		hashes = appendTerms(hashes[:0], l)
+		if each != nil {
+			each(i, hashes)
+		}
 		exact := false
-		scanTerms(l, func(h termHash, whole bool) {
-			length++
+		for _, h := range hashes {
 			t, ok := q.lookup(h)
 			if !ok {
-				return
+				continue
 			}
-			if whole || q.Terms[t].Exact {
-				exact = exact || q.Terms[t].Exact
-			}
+			exact = exact || q.Terms[t].Exact
+			found := false
 			for k := range line {
 				if line[k].term == t {
 					line[k].tf++
-					return
+					found = true
+					break
 				}
 			}
-			line = append(line, match{term: t, tf: 1})
-		})
+			if !found {
+				line = append(line, match{term: t, tf: 1})
+			}
+		}
+		length := len(hashes)
 		a.Length[i] = length
 		a.Exact[i] = exact
 		if length > 0 {
@@ -141,6 +154,8 @@ func (a *Analysis) SpanScore(start, end int, avgLen float64) float64 {
 	for t, c := range tf {
 		ms = append(ms, match{term: t, tf: c})
 	}
+	// Sum in term order: float addition in map order would differ in the last bits.
+	sort.Slice(ms, func(i, j int) bool { return ms[i].term < ms[j].term })
 	return a.bm25(ms, float64(length), avgLen)
 }
 

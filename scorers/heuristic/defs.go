@@ -1,6 +1,9 @@
 package heuristic
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // reDefHeader recognises the header of a definition in the mainstream languages (Python,
 // Go, JS/TS, Rust, Ruby, PHP, shell, C-family methods with a body opening on the line).
@@ -12,12 +15,50 @@ var reMethodHeader = regexp.MustCompile(`^\s*(?:(?:async|static|get|set|public|p
 
 var notMethod = map[string]bool{"if": true, "for": true, "while": true, "switch": true, "catch": true, "with": true, "return": true, "function": true, "else": true, "do": true, "try": true}
 
-func isDefHeader(l string) bool {
-	if reDefHeader.MatchString(l) {
-		return true
+// defKeywords start a definition header; only lines starting with one (or shaped like an
+// assignment of a function, or a method opening a brace) reach the regexps, which keeps
+// scoring linear and fast on control-flow-heavy code.
+var defKeywords = map[string]bool{
+	"def": true, "async": true, "func": true, "function": true, "fn": true, "class": true, "interface": true,
+	"struct": true, "enum": true, "trait": true, "impl": true, "module": true, "object": true, "pub": true,
+	"public": true, "private": true, "protected": true, "internal": true, "static": true, "export": true,
+	"sub": true, "proc": true, "override": true, "virtual": true, "final": true, "abstract": true, "default": true,
+}
+
+func firstWord(l string) string {
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
 	}
-	m := reMethodHeader.FindStringSubmatch(l)
-	return m != nil && !notMethod[m[1]]
+	j := i
+	for j < len(l) && isWordByte(l[j]) {
+		j++
+	}
+	return l[i:j]
+}
+
+func isDefHeader(l string) bool {
+	w := firstWord(l)
+	if notMethod[w] || w == "" && !strings.Contains(l, "@") {
+		return false
+	}
+	if defKeywords[w] || strings.HasPrefix(strings.TrimLeft(l, " \t"), "@") {
+		return reDefHeader.MatchString(l)
+	}
+	if !strings.Contains(l, "(") {
+		return false
+	}
+	if strings.Contains(l, "=") && (strings.Contains(l, "function") || strings.Contains(l, "=>")) {
+		return reDefHeader.MatchString(l)
+	}
+	if strings.HasSuffix(strings.TrimRight(l, " \t\r"), "{") {
+		if reDefHeader.MatchString(l) {
+			return true
+		}
+		m := reMethodHeader.FindStringSubmatch(l)
+		return m != nil && !notMethod[m[1]]
+	}
+	return false
 }
 
 // reDefName extracts the defined name from a header.

@@ -23,7 +23,7 @@ type Term struct {
 // Query is a goal analysed into weighted terms. It is immutable and safe to share.
 type Query struct {
 	Terms []Term
-	index map[termHash]int32 // hash of a term or of one of its variants -> index in Terms
+	index termTable // hash of a term or of one of its variants -> index in Terms
 }
 
 var (
@@ -104,7 +104,7 @@ func ParseGoal(goal string) *Query {
 	}
 	_ = reQuotedMsg
 
-	q := &Query{index: map[termHash]int32{}}
+	q := &Query{}
 	for t, a := range terms {
 		// Repetition matters, with diminishing returns; each mention above counted once per
 		// pass, so normalise by the passes that could see it.
@@ -120,14 +120,15 @@ func ParseGoal(goal string) *Query {
 	if len(q.Terms) > maxGoalTerms {
 		q.Terms = q.Terms[:maxGoalTerms]
 	}
+	var hashes []termHash
+	var idx []int32
 	for i, t := range q.Terms {
 		for _, v := range variants(t.Text) {
-			h := hashString(v)
-			if _, taken := q.index[h]; !taken {
-				q.index[h] = int32(i)
-			}
+			hashes = append(hashes, hashString(v))
+			idx = append(idx, int32(i))
 		}
 	}
+	q.index = newTermTable(hashes, idx)
 	return q
 }
 
@@ -139,8 +140,7 @@ const maxGoalTerms = 256
 
 // Lookup returns the index of the goal term whose hash (or a variant's) is h.
 func (q *Query) lookup(h termHash) (int32, bool) {
-	i, ok := q.index[h]
-	return i, ok
+	return q.index.get(h)
 }
 
 // Len is the number of goal terms.

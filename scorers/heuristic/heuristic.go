@@ -42,14 +42,21 @@ func (*Scorer) Describe() engine.ScorerInfo {
 // Score implements engine.Scorer.
 func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
 	q := ParseGoal(req.Goal)
-	a := Analyze(req.Lines, q)
+	var a *Analysis
+	var fail []float64
+	if req.SourceType == engine.SourceLogs {
+		fail = make([]float64, len(req.Lines))
+		a = analyze(req.Lines, q, func(i int, hashes []termHash) { fail[i] = failureStrength(hashes) })
+	} else {
+		a = Analyze(req.Lines, q)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var scores []float64
 	switch req.SourceType {
 	case engine.SourceLogs:
-		scores = scoreLogs(req.Lines, a)
+		scores = scoreLogs(req.Lines, a, fail)
 	case engine.SourceDocs:
 		scores = scoreStructured(req.Lines, a, docsWeights)
 	default:

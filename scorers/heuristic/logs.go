@@ -6,8 +6,10 @@ import (
 )
 
 // failureWords are words that mark a failure in a build or test log, with their strength.
-var failureWords = func() map[termHash]float64 {
-	m := map[termHash]float64{}
+var failureWords, failureWeights = func() (termTable, []float64) {
+	var hashes []termHash
+	var idx []int32
+	var weights []float64
 	for w, s := range map[string]float64{
 		"error": 1, "errors": 0.7, "err": 0.8, "fatal": 1, "failed": 1, "failure": 1, "failures": 0.8,
 		"fail": 1, "failing": 0.8, "exception": 1, "traceback": 1, "panic": 1, "panicked": 1,
@@ -19,29 +21,39 @@ var failureWords = func() map[termHash]float64 {
 		"importerror": 1, "modulenotfounderror": 1, "valueerror": 1, "keyerror": 1, "attributeerror": 1,
 		"nullpointerexception": 1, "compilation": 0.5, "violation": 0.6, "violations": 0.6,
 	} {
-		m[hashString(w)] = s
+		hashes = append(hashes, hashString(w))
+		idx = append(idx, int32(len(weights)))
+		weights = append(weights, s)
 	}
-	return m
+	return newTermTable(hashes, idx), weights
 }()
+
+// failureStrength is how strongly a line's words say "failure": its strongest failure word
+// plus a little for each other one.
+func failureStrength(hashes []termHash) float64 {
+	best, sum := 0.0, 0.0
+	for _, h := range hashes {
+		if k, ok := failureWords.get(h); ok {
+			w := failureWeights[k]
+			best = math.Max(best, w)
+			sum += w
+		}
+	}
+	return math.Min(1, best+0.15*(sum-best))
+}
 
 // scoreLogs ranks failure lines (weighted by how rare their shape is in the log and by how
 // late they come), the lines right around them, goal matches, and the log's tail.
-func scoreLogs(lines []string, a *Analysis) []float64 {
+func scoreLogs(lines []string, a *Analysis, fail []float64) []float64 {
 	n := len(lines)
-	fail := make([]float64, n)
-	shapes := make(map[uint64]int32, n/4+1)
+	// Shapes are counted only for failure lines: they are the ones rarity re-weights.
+	shapes := make(map[uint64]int32)
 	shape := make([]uint64, n)
 	for i, l := range lines {
-		shape[i] = shapeHash(l)
-		shapes[shape[i]]++
-		best, sum := 0.0, 0.0
-		scanTerms(l, func(h termHash, whole bool) {
-			if w, ok := failureWords[h]; ok {
-				best = math.Max(best, w)
-				sum += w
-			}
-		})
-		fail[i] = math.Min(1, best+0.15*(sum-best))
+		if fail[i] > 0 {
+			shape[i] = shapeHash(l)
+			shapes[shape[i]]++
+		}
 	}
 	// Rarity: a failure line repeated a hundred times (a warning in every file) says less
 	// than one that appears once.

@@ -25,15 +25,92 @@ func hashString(s string) termHash {
 	return termHash(h)
 }
 
-func isWordByte(c byte) bool {
-	return c == '_' || c >= 0x80 || (c|0x20 >= 'a' && c|0x20 <= 'z') || (c >= '0' && c <= '9')
-}
+// wordBytes marks the bytes identifiers are made of (ASCII letters, digits, '_' and every
+// byte of a multi-byte UTF-8 character).
+var wordBytes = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		t[c] = b == '_' || b >= 0x80 || (b|0x20 >= 'a' && b|0x20 <= 'z') || (b >= '0' && b <= '9')
+	}
+	return t
+}()
+
+func isWordByte(c byte) bool { return wordBytes[c] }
 
 func lower(c byte) byte {
 	if c >= 'A' && c <= 'Z' {
 		return c + 32
 	}
 	return c
+}
+
+// appendTerms appends the hashes of s's terms to dst (see scanTerms); it is the allocation-
+// free, callback-free form the hot loop uses.
+func appendTerms(dst []termHash, s string) []termHash {
+	n := len(s)
+	for i := 0; i < n; {
+		c := s[i]
+		if !isWordByte(c) {
+			i++
+			continue
+		}
+		j := i
+		for j < n && isWordByte(s[j]) {
+			j++
+		}
+		dst = appendIdent(dst, s[i:j])
+		i = j
+	}
+	return dst
+}
+
+// appendIdent appends an identifier's parts and, when it has several, its whole form.
+func appendIdent(dst []termHash, id string) []termHash {
+	whole := uint64(fnvOffset)
+	part := uint64(fnvOffset)
+	partLen, parts := 0, 0
+	for k := 0; k < len(id); k++ {
+		c := id[k]
+		if c == '_' {
+			if partLen >= 2 {
+				dst = append(dst, termHash(part))
+				parts++
+			}
+			part, partLen = fnvOffset, 0
+			continue
+		}
+		if partLen > 0 {
+			p := id[k-1]
+			split := false
+			switch {
+			case c >= 'A' && c <= 'Z':
+				split = (p >= 'a' && p <= 'z') || (p >= 'A' && p <= 'Z' && k+1 < len(id) && id[k+1] >= 'a' && id[k+1] <= 'z') || (p >= '0' && p <= '9')
+			case c >= '0' && c <= '9':
+				split = !(p >= '0' && p <= '9')
+			default:
+				split = p >= '0' && p <= '9'
+			}
+			if split {
+				if partLen >= 2 {
+					dst = append(dst, termHash(part))
+					parts++
+				}
+				part, partLen = fnvOffset, 0
+			}
+		}
+		lc := uint64(lower(c))
+		part = (part ^ lc) * fnvPrime
+		whole = (whole ^ lc) * fnvPrime
+		partLen++
+	}
+	if partLen >= 2 {
+		dst = append(dst, termHash(part))
+		parts++
+	}
+	if parts > 1 {
+		dst = append(dst, termHash(whole))
+	}
+	return dst
 }
 
 // scanTerms calls emit for every term of s: each identifier part (lowercased, 2+ bytes) and,
