@@ -26,6 +26,21 @@ type Meta struct {
 	Encoding   string // tiktoken encoding
 	Parallel   int
 	SVG        string // path of the chart relative to the Markdown report, if any
+	// Load is the machine's 1-minute load average when the run started (Linux), since other
+	// work on the machine inflates latencies; "" when unknown.
+	Load string
+}
+
+// LoadAverage is the 1-minute load average from /proc/loadavg, or "" when unavailable.
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return ""
 }
 
 // MachineInfo describes this machine: OS/arch, CPU count and, on Linux, the CPU model.
@@ -121,7 +136,11 @@ func WriteMarkdown(w io.Writer, rows []Row, m Meta) error {
 			"Budget mode: token budget = floor(share x tokens before), threshold 0, max_prune_ratio 1, min_keep_lines 0, markers on, no line numbers. " +
 			"Natural mode: the scorer's own threshold under the default options (max_prune_ratio 0.55, min_keep_lines 40, timeout 1500 ms, line numbers and markers on).\n\n")
 	}
-	b.WriteString("Latency is per case (engine.Prune, input lines' token counts cached per case; under lines accounting, the scorer call); MB/s is input megabytes per second of latency.\n\n")
+	b.WriteString("Latency is per case (engine.Prune, input lines' token counts cached per case; under lines accounting, the scorer call); MB/s is input megabytes per second of latency")
+	if m.Load != "" {
+		fmt.Fprintf(&b, " (load average %s when the run started: other work on the machine inflates latencies)", m.Load)
+	}
+	b.WriteString(".\n\n")
 
 	merged := MergeRows(rows, bySourceType)
 	budgets := budgetsOf(rows)

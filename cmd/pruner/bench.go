@@ -133,6 +133,7 @@ Flags:
 		names = defaultBenchScorers(reg)
 	}
 
+	load := benchmarks.LoadAverage()
 	bar := newBenchProgress(stderr, *quiet)
 	start := time.Now()
 	rows, err := benchmarks.Run(ctx, benchmarks.Config{
@@ -149,7 +150,7 @@ Flags:
 	meta := benchmarks.Meta{
 		Command: benchCommandLine(args), Machine: benchmarks.MachineInfo(), GoVersion: runtime.Version(),
 		Date: start, Elapsed: time.Since(start), Cases: len(cases), Accounting: benchmarks.Accounting(*accounting),
-		Encoding: tok.Name(), Parallel: *parallel,
+		Encoding: tok.Name(), Parallel: *parallel, Load: load,
 	}
 	if meta.Accounting == "" {
 		meta.Accounting = benchmarks.AccountingEngine
