@@ -28,10 +28,25 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				"error": "forbidden: Host " + quote(r.Host) + " is not an allowed host (DNS rebinding protection; see --allowed-hosts)"})
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !s.originAllowed(o) {
-			writeJSON(sw, http.StatusForbidden, map[string]string{
-				"error": "forbidden: Origin " + quote(o) + " is not allowed (see --allowed-origins)"})
-			return
+		if o := r.Header.Get("Origin"); o != "" {
+			if !s.originAllowed(o) {
+				writeJSON(sw, http.StatusForbidden, map[string]string{
+					"error": "forbidden: Origin " + quote(o) + " is not allowed (see --allowed-origins)"})
+				return
+			}
+			// An allowed browser origin (an inspector's web UI, say) may read the answers.
+			h := sw.Header()
+			h.Set("Access-Control-Allow-Origin", o)
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, X-Request-Id, WWW-Authenticate")
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				// CORS preflight: browsers send it without credentials, so it precedes the token check.
+				h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID")
+				h.Set("Access-Control-Max-Age", "600")
+				sw.WriteHeader(http.StatusNoContent)
+				return
+			}
 		}
 		if s.authToken != "" && !(r.Method == http.MethodGet && r.URL.Path == "/health") && !s.authorized(r) {
 			sw.Header().Set("WWW-Authenticate", `Bearer realm="mcp-pruner"`)

@@ -26,6 +26,7 @@ func TestGuard(t *testing.T) {
 		path    string
 		headers []string
 		status  int
+		want    map[string]string // response headers
 	}{
 		{name: "loopback host passes", path: "/rpc", status: http.StatusOK},
 		{name: "localhost name passes", path: "/rpc", headers: []string{"Host", "localhost:8006"}, status: http.StatusOK},
@@ -44,6 +45,14 @@ func TestGuard(t *testing.T) {
 		{name: "right token", cfg: func(c *server.Config) { c.AuthToken = "s3cret" }, path: "/rpc", headers: []string{"Authorization", "Bearer s3cret"}, status: http.StatusOK},
 		{name: "token guards /prune", cfg: func(c *server.Config) { c.AuthToken = "s3cret" }, path: "/prune", status: http.StatusUnauthorized},
 		{name: "health needs no token", cfg: func(c *server.Config) { c.AuthToken = "s3cret" }, method: http.MethodGet, path: "/health", status: http.StatusOK},
+		{name: "CORS preflight from an allowed origin", cfg: func(c *server.Config) { c.AuthToken = "s3cret" }, method: http.MethodOptions, path: "/mcp",
+			headers: []string{"Origin", "http://localhost:6274", "Access-Control-Request-Method", "POST"}, status: http.StatusNoContent,
+			want: map[string]string{"Access-Control-Allow-Origin": "http://localhost:6274", "Access-Control-Allow-Headers": "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID"}},
+		{name: "CORS preflight from a foreign origin", method: http.MethodOptions, path: "/mcp",
+			headers: []string{"Origin", "https://evil.example", "Access-Control-Request-Method", "POST"}, status: http.StatusForbidden},
+		{name: "allowed origin can read answers", path: "/rpc", headers: []string{"Origin", "http://127.0.0.1:6274"}, status: http.StatusOK,
+			want: map[string]string{"Access-Control-Allow-Origin": "http://127.0.0.1:6274"}},
+		{name: "no CORS headers without Origin", path: "/rpc", status: http.StatusOK, want: map[string]string{"Access-Control-Allow-Origin": ""}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,6 +82,9 @@ func TestGuard(t *testing.T) {
 			resp.Body.Close()
 			assert.Equal(t, tc.status, resp.StatusCode, "%s", b)
 			assert.NotEmpty(t, resp.Header.Get("X-Request-Id"))
+			for k, v := range tc.want {
+				assert.Equal(t, v, resp.Header.Get(k), k)
+			}
 		})
 	}
 }
