@@ -33,6 +33,41 @@ bench:
 	./bin/pruner bench --json benchmarks/results.json --svg benchmarks/recall.svg \
 		--results benchmarks/RESULTS.md $(BENCH_FLAGS)
 
+.PHONY: setup test fuzz serve
+## setup: everything the tests need beyond Go modules: the onnxruntime library (from npm) and
+## the TypeScript SDK used by the interoperability test (npm ci). Idempotent.
+setup:
+	scripts/install-onnxruntime.sh
+	cd interop && npm ci --no-audit --no-fund --loglevel=error
+
+## test: the README's test command and what CI runs: set-up, vet, then every test (the fuzz
+## tests run their seed corpus). Tests that need ../shared/bench skip without it.
+test: setup
+	go vet ./...
+	go test -count=1 -timeout 40m ./...
+
+## fuzz: run the engine's invariant fuzzer for FUZZTIME (default 5m).
+FUZZTIME ?= 5m
+fuzz:
+	go test ./engine -run '^$$' -fuzz FuzzPrune -fuzztime $(FUZZTIME)
+
+## serve: build and start the default server on 127.0.0.1:8006.
+serve:
+	go run ./cmd/pruner serve
+
+.PHONY: interop loadtest
+## interop: install the pinned TypeScript MCP SDK client (interop/, npm registry) and run the
+## interop test that drives pruner stdio and pruner serve's /mcp with it.
+interop:
+	cd interop && npm ci --no-audit --no-fund
+	go test ./server -run TestInteropTypeScriptSDK -count=1 -v
+
+## loadtest: requests/s and p50/p99 of /rpc prunes (200 and 5,000 lines at 1, 8, 32 clients)
+## against an in-process server on 127.0.0.1:0; LOADTEST_FLAGS="-url http://127.0.0.1:8006/rpc"
+## measures a running pruner serve instead.
+loadtest:
+	go run ./server/loadtest $(LOADTEST_FLAGS)
+
 .PHONY: onnxruntime train
 ## onnxruntime: fetch the onnxruntime library the onnx scorer loads (npm onnxruntime-node 1.30.0) into .tools/.
 onnxruntime:
