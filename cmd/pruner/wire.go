@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+	"github.com/mcp-pruner/mcp-pruner/scorers/structural"
 	"github.com/mcp-pruner/mcp-pruner/tokenizer"
 )
 
@@ -87,6 +88,7 @@ func (c *engineConfig) validate() error {
 func newRegistry(c *engineConfig) (*engine.Registry, error) {
 	reg := engine.NewRegistry()
 	reg.Register("heuristic", heuristic.New())
+	reg.Register("structural", structural.New())
 	if err := registerSWEPruner(reg); err != nil {
 		return nil, err
 	}

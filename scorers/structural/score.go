@@ -9,7 +9,7 @@ import (
 
 // Score levels. A matched unit's lines score in [unitFloor, 1] by its relevance relative to
 // the best unit; the skeleton sits below every matched unit and above unrelated code.
-var (
+const (
 	unitFloor     = 0.35
 	skeletonHigh  = 0.3
 	skeletonLow   = 0.12
@@ -19,7 +19,7 @@ var (
 )
 
 // Weights of a unit's relevance.
-var (
+const (
 	nameWeight  = 0.6  // the unit's declared name matches the goal
 	exactBonus  = 0.35 // ...as a whole multi-part identifier
 	callWeight  = 0.25 // the unit calls or references a goal-named definition
@@ -92,8 +92,17 @@ func scoreOutline(lines []string, o *outline, a *heuristic.Analysis, q *heuristi
 		}
 	}
 	refs := referenceLines(lines, us, goalNamed)
+	callees := calleesOf(lines, us, goalNamed)
 	for k, u := range us {
-		if (u.role == roleDef || u.role == roleChunk) && refs.unitHits(u) > 0 && !goalNamed[lastIdent(u.name)] {
+		if u.role != roleDef && u.role != roleChunk {
+			continue
+		}
+		id := lastIdent(u.name)
+		if goalNamed[id] {
+			continue
+		}
+		// Callers and callees of the goal's definitions come with them.
+		if refs.unitHits(u) > 0 || (id != "" && callees[id]) {
 			rel[k] += callWeight
 		}
 	}
@@ -108,7 +117,9 @@ func scoreOutline(lines []string, o *outline, a *heuristic.Analysis, q *heuristi
 	unitScore := make([]float64, len(us))
 	for k, u := range us {
 		if (u.role == roleDef || u.role == roleChunk) && rel[k] > 0 && best > 0 {
-			unitScore[k] = unitFloor + (1-unitFloor)*math.Min(1, rel[k]/best)
+			// Convex in the relative relevance, so only units close to the best pass
+			// the default threshold.
+			unitScore[k] = unitFloor + (1-unitFloor)*math.Pow(math.Min(1, rel[k]/best), 1.5)
 		}
 	}
 	// Containers follow their best member.
@@ -279,6 +290,26 @@ func referenceLines(lines []string, us []unit, names map[string]bool) refs {
 	return r
 }
 
+// calleesOf returns the identifiers used in the bodies of goal-named definitions.
+func calleesOf(lines []string, us []unit, named map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for _, u := range us {
+		if u.role != roleDef || !named[lastIdent(u.name)] {
+			continue
+		}
+		for i := u.bodyStart; i < u.end; i++ {
+			if len(lines[i]) > 2000 {
+				continue
+			}
+			forIdents(lines[i], func(id string) bool {
+				out[id] = true
+				return true
+			})
+		}
+	}
+	return out
+}
+
 func (r refs) unitHits(u unit) int {
 	c := 0
 	for i := u.bodyStart; i < u.end && i < len(r.line); i++ {
@@ -325,4 +356,4 @@ func lastIdent(name string) string {
 }
 
 // docsBlend is the heuristic's share of a documentation line's score.
-var docsBlend = 0.75
+const docsBlend = 0.75

@@ -19,9 +19,9 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// Threshold is the default keep threshold: units whose relevance is at least about a quarter
-// of the best unit's, with their headers.
-const Threshold = 0.5
+// Threshold is the default keep threshold: units whose relevance is at least about 30% of
+// the best unit's, with their headers and enclosing class headers.
+const Threshold = 0.45
 
 // Warning codes, reported in ScoreResponse.Warnings when the scorer defers to the heuristic.
 const (

@@ -118,7 +118,7 @@ func (e *extractor) members(n *sitter.Node, parent, from int) {
 		case r == kindImport || (!multi && parent < 0 && reRequire.MatchString(e.lines[start])):
 			flush()
 			e.add(unit{start: lead, end: end, bodyStart: end, role: roleImport, parent: parent})
-		case r == kindContainer || (r == kindSection && multi) || (r == kindWrapper && e.innerRole(c) == kindContainer):
+		case r == kindContainer || (r == kindSection && multi && parent < 0 && e.hasSections(c)) || (r == kindWrapper && e.innerRole(c) == kindContainer):
 			flush()
 			e.container(c, lead, start, end, parent)
 		case r == kindDef || r == kindWrapper || multi:
@@ -159,6 +159,29 @@ func (e *extractor) adjacent(a, b int) bool {
 		}
 	}
 	return true
+}
+
+// hasSections reports whether a section holds multi-line sections (then it is a container
+// of them; otherwise it is scored whole like a definition).
+func (e *extractor) hasSections(n *sitter.Node) bool {
+	for i := 0; i < int(n.NamedChildCount()); i++ {
+		c := n.NamedChild(i)
+		if c == nil {
+			continue
+		}
+		s, t := span(c)
+		switch e.l.role(c) {
+		case kindSection:
+			if t-s > 1 {
+				return true
+			}
+		case kindBody:
+			if e.hasSections(c) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // split appends the spans of n's named children that start at or after line from,
@@ -272,13 +295,16 @@ func (e *extractor) inner(n *sitter.Node) *sitter.Node {
 }
 
 // nameFields are the fields that lead to a declaration's name, most specific first.
-var nameFields = []string{"name", "declarator", "left", "property", "key", "type", "declaration", "definition", "function"}
+var nameFields = []string{"name", "heading_content", "declarator", "left", "property", "key", "type", "declaration", "definition", "function"}
 
 // nameOf finds the declared name of a node: its name field, or the name down a declarator,
 // assignment target or first child, within depth steps.
 func (e *extractor) nameOf(n *sitter.Node, depth int) string {
 	if n == nil || depth < 0 {
 		return ""
+	}
+	if in := e.inner(n); in != nil {
+		n = in
 	}
 	if isNameType(n.Type()) {
 		return e.text(n)
@@ -299,7 +325,7 @@ func (e *extractor) nameOf(n *sitter.Node, depth int) string {
 func isNameType(t string) bool {
 	return strings.HasSuffix(t, "identifier") || t == "name" || t == "constant" || t == "word" ||
 		t == "operator_name" || t == "destructor_name" || t == "bare_key" || t == "plain_scalar" ||
-		t == "string_scalar" || t == "inline"
+		t == "string_scalar" || t == "inline" || t == "dotted_key"
 }
 
 // text is a node's source, bounded so a pathological name cannot cost much.

@@ -1,0 +1,126 @@
+package structural
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// synthFile builds a realistic file of about n lines in lang ("go" or "python") from
+// varied definitions, so benchmarks and the memory test parse real structure.
+func synthFile(lang string, n int) []string {
+	var out []string
+	switch lang {
+	case "go":
+		out = append(out, "package synth", "", "import (", "\t\"errors\"", "\t\"strings\"", ")", "")
+		for k := 0; len(out) < n; k++ {
+			out = append(out,
+				fmt.Sprintf("// handle%d validates and normalises one request field.", k),
+				fmt.Sprintf("func handle%d(s string, limit int) (string, error) {", k),
+				"\tif len(s) > limit {",
+				fmt.Sprintf("\t\treturn \"\", errors.New(\"field %d too long\")", k),
+				"\t}",
+				"\tparts := strings.Split(s, \",\")",
+				"\tfor i, p := range parts {",
+				"\t\tparts[i] = strings.TrimSpace(p)",
+				"\t}",
+				"\treturn strings.Join(parts, \",\"), nil",
+				"}",
+				"")
+		}
+	default:
+		out = append(out, "import os", "import re", "")
+		for k := 0; len(out) < n; k++ {
+			out = append(out,
+				fmt.Sprintf("class Handler%d(object):", k),
+				fmt.Sprintf("    \"\"\"Handles field %d.\"\"\"", k),
+				"",
+				"    def validate(self, s, limit):",
+				"        if len(s) > limit:",
+				fmt.Sprintf("            raise ValueError('field %d too long')", k),
+				"        parts = [p.strip() for p in s.split(',')]",
+				"        return ','.join(parts)",
+				"",
+				"")
+		}
+	}
+	return out[:n]
+}
+
+// rssBytes reads the resident set size from /proc (C allocations included).
+func rssBytes(t *testing.T) int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		t.Skip("no /proc/self/statm: cannot measure RSS here")
+	}
+	f := strings.Fields(string(b))
+	require.GreaterOrEqual(t, len(f), 2)
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	require.NoError(t, err)
+	return pages * int64(os.Getpagesize())
+}
+
+// TestNoMemoryGrowth parses 10,000 times and checks the resident memory does not grow with
+// the number of parses: trees and parsers must be freed, not left to finalizers.
+func TestNoMemoryGrowth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000 parses: skipped with -short")
+	}
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	reqs := []*engine.ScoreRequest{
+		{Lines: synthFile("go", 60), Goal: "handle7 field too long", SourceType: engine.SourceCode, Path: "a.go"},
+		{Lines: synthFile("python", 60), Goal: "Handler3 validate", SourceType: engine.SourceCode, Path: "a.py"},
+	}
+	run := func(times int) {
+		for i := 0; i < times; i++ {
+			_, err := s.Score(context.Background(), reqs[i%len(reqs)])
+			require.NoError(t, err)
+		}
+		runtime.GC()
+	}
+	run(500) // warm up: pools, allocator arenas
+	before := rssBytes(t)
+	run(10000)
+	after := rssBytes(t)
+	growth := after - before
+	t.Logf("RSS before %d KiB, after 10,000 parses %d KiB", before>>10, after>>10)
+	// A leaked tree of these files is ~100 KiB: 10,000 of them would be ~1 GiB.
+	assert.Less(t, growth, int64(32<<20), "resident memory grew by %d KiB over 10,000 parses", growth>>10)
+}
+
+func BenchmarkScore(b *testing.B) {
+	s := New()
+	b.Cleanup(func() { _ = s.Close() })
+	for _, lang := range []string{"go", "python"} {
+		for _, n := range []int{1000, 10000} {
+			lines := synthFile(lang, n)
+			path := "f.go"
+			if lang == "python" {
+				path = "f.py"
+			}
+			req := &engine.ScoreRequest{Lines: lines, Goal: "handle42 returns field too long for a short value", SourceType: engine.SourceCode, Path: path}
+			bytes := 0
+			for _, l := range lines {
+				bytes += len(l) + 1
+			}
+			b.Run(fmt.Sprintf("lang=%s/lines=%d", lang, n), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(bytes))
+				for b.Loop() {
+					if _, err := s.Score(context.Background(), req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

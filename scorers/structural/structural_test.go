@@ -1,0 +1,301 @@
+package structural
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+	"github.com/mcp-pruner/mcp-pruner/scorers/scorertest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden sections of testdata/lang/*.txtar")
+
+func TestContract(t *testing.T) {
+	scorertest.Run(t, func() engine.Scorer { return New() })
+}
+
+// archive is a minimal txtar: a comment, then "-- name --" sections.
+type archive struct {
+	comment  string
+	sections []section
+}
+
+type section struct{ name, data string }
+
+func parseArchive(b []byte) archive {
+	var a archive
+	cur := -1
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		t := strings.TrimRight(line, "\n")
+		if strings.HasPrefix(t, "-- ") && strings.HasSuffix(t, " --") && len(t) > 6 {
+			a.sections = append(a.sections, section{name: t[3 : len(t)-3]})
+			cur = len(a.sections) - 1
+			continue
+		}
+		if cur < 0 {
+			a.comment += line
+		} else {
+			a.sections[cur].data += line
+		}
+	}
+	return a
+}
+
+func (a archive) get(name string) string {
+	for _, s := range a.sections {
+		if s.name == name {
+			return s.data
+		}
+	}
+	return ""
+}
+
+func (a *archive) set(name, data string) {
+	for i := range a.sections {
+		if a.sections[i].name == name {
+			a.sections[i].data = data
+			return
+		}
+	}
+	a.sections = append(a.sections, section{name, data})
+}
+
+func (a archive) format() []byte {
+	var b bytes.Buffer
+	b.WriteString(a.comment)
+	for _, s := range a.sections {
+		fmt.Fprintf(&b, "-- %s --\n%s", s.name, s.data)
+	}
+	return b.Bytes()
+}
+
+func fields(s string) []string { return strings.Fields(s) }
+
+// TestLanguages runs one real-world-shaped file per language: the units the goal names must
+// be kept whole at the default threshold, the unrelated ones cut, with no fallback; the
+// outline and the kept lines are compared with the golden section (-update rewrites it).
+func TestLanguages(t *testing.T) {
+	files, err := filepath.Glob("testdata/lang/*.txtar")
+	require.NoError(t, err)
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	seen := map[string]bool{}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(f)
+			require.NoError(t, err)
+			a := parseArchive(raw)
+			path := strings.TrimSpace(a.get("path"))
+			lines := strings.Split(strings.TrimSuffix(a.get("input"), "\n"), "\n")
+			st := engine.SourceCode
+			if name == "markdown" || name == "rst" {
+				st = engine.SourceDocs
+			}
+			lang := s.langs.detect("", path, lines)
+			require.Equal(t, name, lang, "language of %s", path)
+			seen[lang] = true
+			resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: a.get("goal"), SourceType: st, Path: path})
+			require.NoError(t, err)
+			require.Empty(t, resp.Warnings, "structure must be used, not the fallback")
+			require.Len(t, resp.Scores, len(lines))
+
+			o := s.outlineOf(t, lang, lines)
+			wantMin := 1.0
+			for _, w := range fields(a.get("want")) {
+				u, ok := o.find(w)
+				require.True(t, ok, "no unit named %q in\n%s", w, o.dump(lines))
+				for i := u.start; i < u.end; i++ {
+					if strings.TrimSpace(lines[i]) == "" {
+						continue
+					}
+					wantMin = min(wantMin, resp.Scores[i])
+					if st == engine.SourceCode {
+						assert.GreaterOrEqual(t, resp.Scores[i], Threshold, "line %d of wanted unit %q cut: %q", i+1, w, lines[i])
+					}
+				}
+				if st == engine.SourceCode {
+					assert.Equal(t, resp.Scores[u.start], maxOf(resp.Scores[u.start:u.end]), "the header of %q must score as its unit's best line", w)
+				}
+			}
+			// Unrelated units rank below every line of the wanted ones, so any budget that
+			// keeps something of them keeps the wanted units whole first.
+			for _, d := range fields(a.get("drop")) {
+				u, ok := o.find(d)
+				require.True(t, ok, "no unit named %q in\n%s", d, o.dump(lines))
+				for i := u.bodyStart; i < u.end; i++ {
+					assert.Less(t, resp.Scores[i], wantMin, "line %d of unrelated unit %q outranks the wanted units: %q", i+1, d, lines[i])
+				}
+			}
+
+			golden := o.dump(lines) + "--\n" + marks(lines, resp.Scores)
+			if *update {
+				a.set("golden", golden)
+				require.NoError(t, os.WriteFile(f, a.format(), 0o644))
+				return
+			}
+			assert.Equal(t, a.get("golden"), golden, "golden differs (go test -run TestLanguages -update)")
+		})
+	}
+	for _, l := range s.Languages() {
+		assert.True(t, seen[l], "language %s has no golden test", l)
+	}
+}
+
+func maxOf(xs []float64) float64 {
+	m := 0.0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+// marks renders each line with "+" (kept at the default threshold) or "-" and its score.
+func marks(lines []string, scores []float64) string {
+	var b strings.Builder
+	for i, l := range lines {
+		m := "-"
+		if scores[i] >= Threshold {
+			m = "+"
+		}
+		fmt.Fprintf(&b, "%s %.2f %s\n", m, scores[i], l)
+	}
+	return b.String()
+}
+
+func (s *Scorer) outlineOf(t *testing.T, lang string, lines []string) *outline {
+	t.Helper()
+	if lang == langRST {
+		return rstOutline(lines)
+	}
+	o, warn, err := s.parse(context.Background(), s.langs.byName[lang], lines)
+	require.NoError(t, err)
+	require.Empty(t, warn)
+	return o
+}
+
+// find returns the first unit whose declared name is name or ends with "."+name.
+func (o *outline) find(name string) (unit, bool) {
+	for _, u := range o.units {
+		if u.name == name || strings.HasSuffix(u.name, "."+name) || lastIdent(u.name) == name {
+			return u, true
+		}
+	}
+	return unit{}, false
+}
+
+func (o *outline) dump(lines []string) string {
+	var b strings.Builder
+	roles := [...]string{roleDef: "def", roleChunk: "chunk", roleContainer: "container", roleImport: "import"}
+	for _, u := range o.units {
+		depth := 0
+		for p := u.parent; p >= 0; p = o.units[p].parent {
+			depth++
+		}
+		fmt.Fprintf(&b, "%s%s %q lines %d-%d body %d blocks %d\n", strings.Repeat("  ", depth), roles[u.role], u.name, u.start+1, u.end, u.bodyStart+1, len(u.blocks))
+	}
+	return b.String()
+}
+
+func TestDetect(t *testing.T) {
+	ls := loadLanguages()
+	t.Cleanup(ls.close)
+	tests := []struct {
+		name, hint, path string
+		content          string
+		want             string
+	}{
+		{name: "hint wins over path", hint: "Python", path: "x.go", want: "python"},
+		{name: "hint alias", hint: "golang", want: "go"},
+		{name: "hint rst", hint: "restructuredtext", want: langRST},
+		{name: "path ext", path: "a/b/c.tsx", want: "tsx"},
+		{name: "path ext upper case", path: "A.JAVA", want: "java"},
+		{name: "rakefile", path: "Rakefile", want: "ruby"},
+		{name: "rst path", path: "Doc/library/json.rst", want: langRST},
+		{name: "shebang", content: "#!/bin/bash\necho hi\n", want: "bash"},
+		{name: "go content", content: "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tx := 1\n\tfmt.Println(x)\n}\n", want: "go"},
+		{name: "python content", content: "import os\n\n\ndef main():\n    pass\n\n\nclass A:\n    pass\n", want: "python"},
+		{name: "php content", content: "<?php\necho 1;\n", want: "php"},
+		{name: "rust content", content: "use std::io;\n\npub fn main() {\n    let mut x = 1;\n}\n", want: "rust"},
+		{name: "typescript content", content: "export interface A {\n  x: string;\n}\nexport type B = {\n  y: number;\n}\n", want: "typescript"},
+		{name: "prose is unknown", content: "The quick brown fox.\nJumps over the lazy dog.\n", want: ""},
+		{name: "unknown ext falls to content", path: "notes.xyz", content: "hello there\n", want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, ls.detect(tt.hint, tt.path, strings.Split(tt.content, "\n")))
+		})
+	}
+}
+
+func TestFallback(t *testing.T) {
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	goSrc := []string{"package main", "", "func main() {", "\tprintln(1)", "}"}
+	garbage := make([]string, 40)
+	for i := range garbage {
+		garbage[i] = fmt.Sprintf("}} ]] func ( %d ))) {{ := :=", i)
+	}
+	tests := []struct {
+		name  string
+		req   engine.ScoreRequest
+		warn  string
+		check func(t *testing.T, resp *engine.ScoreResponse)
+	}{
+		{name: "unknown language", req: engine.ScoreRequest{Lines: []string{"Dear team,", "the build is red again.", "Regards"}, Goal: "build", SourceType: engine.SourceCode, Path: "letter.txt"}, warn: WarnUnknownLanguage},
+		{name: "syntax errors", req: engine.ScoreRequest{Lines: garbage, Goal: "func", SourceType: engine.SourceCode, Path: "broken.go"}, warn: WarnSyntaxErrors},
+		{name: "binary", req: engine.ScoreRequest{Lines: []string{"\x7fELF\x02\x01\x01\x00\x00", "\x00\x00\x3e\x00"}, Goal: "main", SourceType: engine.SourceCode, Path: "a.out.c"}, warn: WarnBinary},
+		{name: "invalid utf-8", req: engine.ScoreRequest{Lines: []string{strings.Repeat("\xff\xfe\xfa", 50), "int x;"}, Goal: "x", SourceType: engine.SourceCode, Path: "a.c"}, warn: WarnBinary},
+		{name: "huge single line", req: engine.ScoreRequest{Lines: []string{"var a=" + strings.Repeat("f(1),", 20000) + "0;"}, Goal: "f", SourceType: engine.SourceCode, Path: "bundle.min.js"}, warn: WarnLongLines},
+		{name: "logs go to the heuristic without a warning", req: engine.ScoreRequest{Lines: []string{"INFO start", "ERROR boom", "FAIL"}, Goal: "why did it fail", SourceType: engine.SourceLogs}, check: func(t *testing.T, resp *engine.ScoreResponse) {
+			h, err := heuristic.New().Score(context.Background(), &engine.ScoreRequest{Lines: []string{"INFO start", "ERROR boom", "FAIL"}, Goal: "why did it fail", SourceType: engine.SourceLogs})
+			require.NoError(t, err)
+			assert.Equal(t, h.Scores, resp.Scores)
+		}},
+		{name: "valid code uses structure", req: engine.ScoreRequest{Lines: goSrc, Goal: "main", SourceType: engine.SourceCode, Path: "main.go"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := s.Score(context.Background(), &tt.req)
+			require.NoError(t, err)
+			scorertest.CheckScores(t, resp, len(tt.req.Lines), tt.name)
+			if tt.warn == "" {
+				assert.Empty(t, resp.Warnings)
+			} else {
+				assert.Equal(t, []string{tt.warn}, resp.Warnings)
+			}
+			if tt.check != nil {
+				tt.check(t, resp)
+			}
+		})
+	}
+}
+
+// TestFallbackThroughEngine checks the warning reaches the prune result.
+func TestFallbackThroughEngine(t *testing.T) {
+	reg := engine.NewRegistry()
+	s := New()
+	reg.Register("structural", s)
+	t.Cleanup(func() { _ = reg.Close() })
+	eng, err := engine.New(engine.Config{Registry: reg, Store: engine.NewMemoryStore(0, 1<<20, nil), Tokens: byteCounter{}})
+	require.NoError(t, err)
+	res, err := eng.Prune(context.Background(), &engine.Request{
+		Text: "Dear team,\nthe build is red again.\nRegards\n", GoalHint: "build", SourceType: engine.SourceCode,
+		Options: engine.DefaultOptions(), Path: "letter.txt",
+	})
+	require.NoError(t, err)
+	assert.Contains(t, res.Warnings, WarnUnknownLanguage)
+}
+
+type byteCounter struct{}
+
+func (byteCounter) Count(s string) int { return len(s)/4 + 1 }
