@@ -62,23 +62,57 @@ func protectCode(lines []string, prot []uint8) {
 	}
 	inImportBlock := false
 	for i, l := range lines {
+		w := leadingWord(l)
 		switch {
 		case inImportBlock:
 			prot[i] = protRule
 			if strings.HasPrefix(strings.TrimSpace(l), ")") {
 				inImportBlock = false
 			}
-		case reImport.MatchString(l):
+		case importWords[w] && reImport.MatchString(l):
 			prot[i] = protRule
 			t := strings.TrimSpace(l)
 			// Go "import (" blocks and Python "from x import (" continue to the ")".
 			if strings.HasSuffix(t, "(") {
 				inImportBlock = true
 			}
-		case reDecl.MatchString(l):
+		case declWords[w] && reDecl.MatchString(l):
 			prot[i] = protRule
 		}
 	}
+}
+
+// importWords and declWords are the first words that can start an import or a declaration;
+// only such lines reach the regexps, which keeps the rules cheap on long files.
+var (
+	importWords = setOf("import", "from", "#", "using", "use", "require", "const", "let", "var", "package", "module", "namespace", "extern", "library")
+	declWords   = setOf("@", "export", "default", "async", "def", "class", "func", "fn", "function", "interface", "struct",
+		"enum", "trait", "impl", "type", "module", "object", "pub", "public", "private", "protected", "internal")
+)
+
+func setOf(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// leadingWord is the first word of l after indentation; a line starting with '#' or '@'
+// gives that character, so "#include" and decorators are recognised.
+func leadingWord(l string) string {
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
+	}
+	if i < len(l) && (l[i] == '#' || l[i] == '@') {
+		return l[i : i+1]
+	}
+	j := i
+	for j < len(l) && (l[j] == '_' || l[j]|0x20 >= 'a' && l[j]|0x20 <= 'z') {
+		j++
+	}
+	return l[i:j]
 }
 
 func protectLogs(lines []string, prot []uint8) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -246,7 +247,7 @@ func (e *Engine) selectAndRender(ls lineSet, lines []string, req *Request, resp 
 	for i, l := range ls.raw {
 		c := e.tokens.Count(l) + 1 // the newline
 		if o.AnnotateLines {
-			c += e.tokens.Count(LinePrefix(i + 1))
+			c += prefixCost(i + 1)
 		}
 		lineCost[i] = c
 	}
@@ -271,17 +272,8 @@ func (e *Engine) selectAndRender(ls lineSet, lines []string, req *Request, resp 
 	}
 	protectedCut := sel.run()
 
-	var lower []string
 	reasons := func(start, end int) string {
-		if lower == nil {
-			lower = make([]string, n)
-		}
-		for i := start; i < end; i++ {
-			if lower[i] == "" {
-				lower[i] = strings.ToLower(lines[i])
-			}
-		}
-		return runReason(lower, start, end, focus, resp.Scores, threshold)
+		return runReason(lines, start, end, focus, resp.Scores, threshold)
 	}
 	out := render(ls, sel.keep, id, o, reasons)
 	after := e.tokens.Count(out.text)
@@ -316,6 +308,13 @@ func (e *Engine) selectAndRender(ls lineSet, lines []string, req *Request, resp 
 			TokensEstAfter:  after,
 		},
 	}
+}
+
+// prefixCost estimates the tokens of a line-number prefix "N│ ": digits go in groups of three
+// and "│" is one token. It only prices selection; reported counts are exact.
+func prefixCost(n int) int {
+	d := len(strconv.Itoa(n))
+	return (d+2)/3 + 1
 }
 
 func ratio6(a, b int) float64 {

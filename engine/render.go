@@ -37,14 +37,13 @@ func sanitizeTerm(t string) string {
 }
 
 // runReason explains why lines [start, end) were cut. It names the first focus term the run
-// does not contain; if the run mentions every focus term, it was cut for the budget or for
-// scoring below the threshold.
-func runReason(lower []string, start, end int, focus []string, scores []float64, threshold float64) string {
+// does not contain (case-insensitively); if the run mentions every focus term, it was cut for
+// the budget or for scoring below the threshold.
+func runReason(lines []string, start, end int, focus []string, scores []float64, threshold float64) string {
 	for _, term := range focus {
-		t := strings.ToLower(term)
 		found := false
 		for i := start; i < end && !found; i++ {
-			found = strings.Contains(lower[i], t)
+			found = containsFold(lines[i], term)
 		}
 		if !found {
 			return reasonOffFocus + ": " + term
@@ -116,4 +115,28 @@ func render(ls lineSet, keep []bool, pruneID string, o Options, reasons func(sta
 	}
 	out.text = b.String()
 	return out
+}
+
+// containsFold reports whether s contains sub, ignoring case, without allocating for ASCII.
+func containsFold(s, sub string) bool {
+	if sub == "" {
+		return true
+	}
+	for i := 0; i < len(sub); i++ {
+		if sub[i] >= 0x80 {
+			return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+		}
+	}
+	first := sub[0] | 0x20
+	isLetter := first >= 'a' && first <= 'z'
+	for i := 0; i+len(sub) <= len(s); i++ {
+		c := s[i]
+		if c != sub[0] && !(isLetter && c|0x20 == first) {
+			continue
+		}
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
