@@ -2,16 +2,19 @@ package tokenizer
 
 import (
 	"hash/maphash"
-	"strings"
 	"sync"
 )
 
 // countCache maps strings to token counts with bounded memory. It is split in
 // shards, each with its own lock, and each shard keeps two generations: inserts go
-// to the young map; when it is full it becomes the old one and the previous old one
+// to the young one; when it is full it becomes the old one and the previous old one
 // is dropped. A hit in the old generation is copied to the young one, so entries in
-// use survive. Keys are 64-bit hashes, but the key text is kept and compared, so a
-// hash collision is a miss, never a wrong count.
+// use survive. Entries are found by a 64-bit hash, but the key's bytes are kept and
+// compared, so a hash collision is a miss, never a wrong count.
+//
+// A generation stores its keys back to back in one byte arena and its index holds
+// offsets, not strings: no allocation per entry, nothing for the garbage collector
+// to scan, and the keys of consecutive lines sit close together in memory.
 type countCache struct {
 	seed       maphash.Seed
 	shardBytes int
@@ -22,22 +25,39 @@ type countCache struct {
 const (
 	// cacheShards suits small keys looked up often (lines, pieces): 16 locks.
 	cacheShards = 16
-	// entryOverhead approximates a map slot, the entry and the string header.
-	entryOverhead = 64
+	// entryOverhead approximates an index slot with its share of the map's spare room.
+	entryOverhead = 32
 )
 
 type cacheShard struct {
 	mu          sync.Mutex
-	young, old  map[uint64]cacheEntry
-	youngBytes  int
+	young, old  generation
 	hits, total uint64
 	_           [64]byte // keep shards on separate cache lines
 }
 
-// cacheEntry holds the counts of key and of key+"\n" (nl < 0: not known).
+type generation struct {
+	index map[uint64]slot
+	arena []byte
+}
+
+// slot locates a key in the arena and holds its counts.
+type slot struct {
+	off, len uint32
+	n, nl    int32
+}
+
+// cacheEntry holds the counts of a key and of the key followed by "\n" (nl < 0:
+// not known).
 type cacheEntry struct {
-	key   string
 	n, nl int32
+}
+
+func (g *generation) bytes() int { return len(g.arena) + len(g.index)*entryOverhead }
+
+func (g *generation) lookup(h uint64, s string) (slot, bool) {
+	sl, ok := g.index[h]
+	return sl, ok && int(sl.len) == len(s) && string(g.arena[sl.off:sl.off+sl.len]) == s
 }
 
 // newCountCache returns a cache of shards shards (a power of two) that holds about
@@ -55,10 +75,13 @@ func newCountCache(maxBytes, shards int) *countCache {
 		shards:     make([]cacheShard, 1<<bits),
 	}
 	for i := range c.shards {
-		c.shards[i].young = map[uint64]cacheEntry{}
+		c.shards[i].young = generation{index: map[uint64]slot{}}
 	}
 	return c
 }
+
+// fits reports whether a key of n bytes can be kept.
+func (c *countCache) fits(n int) bool { return n+entryOverhead <= c.shardBytes }
 
 func (c *countCache) hash(s string) uint64 { return maphash.String(c.seed, s) }
 
@@ -66,49 +89,54 @@ func (c *countCache) shard(h uint64) *cacheShard {
 	return &c.shards[h>>c.shift&uint64(len(c.shards)-1)]
 }
 
-// get returns the entry for s, whose hash is h.
+// get returns the counts for s, whose hash is h.
 func (c *countCache) get(h uint64, s string) (cacheEntry, bool) {
 	sh := c.shard(h)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	sh.total++
-	if e, ok := sh.young[h]; ok && e.key == s {
+	if sl, ok := sh.young.lookup(h, s); ok {
 		sh.hits++
-		return e, true
+		return cacheEntry{n: sl.n, nl: sl.nl}, true
 	}
-	if e, ok := sh.old[h]; ok && e.key == s {
+	if sl, ok := sh.old.lookup(h, s); ok {
 		sh.hits++
-		delete(sh.old, h)
-		sh.insert(c.shardBytes, h, e)
-		return e, true
+		delete(sh.old.index, h)
+		sh.insert(c.shardBytes, h, s, sl.n, sl.nl)
+		return cacheEntry{n: sl.n, nl: sl.nl}, true
 	}
 	return cacheEntry{}, false
 }
 
-// put records the counts of s; the key is copied so that s may be part of a large
-// text that must not stay in memory.
+// put records the counts of s (the key's bytes are copied: s may be part of a
+// large text that must not stay in memory).
 func (c *countCache) put(h uint64, s string, n, nl int) {
+	if !c.fits(len(s)) {
+		return
+	}
 	sh := c.shard(h)
-	e := cacheEntry{key: strings.Clone(s), n: int32(n), nl: int32(nl)}
 	sh.mu.Lock()
-	sh.insert(c.shardBytes, h, e)
+	sh.insert(c.shardBytes, h, s, int32(n), int32(nl))
 	sh.mu.Unlock()
 }
 
-func (sh *cacheShard) insert(limit int, h uint64, e cacheEntry) {
-	cost := len(e.key) + entryOverhead
-	if cost > limit {
-		return // larger than a generation: not worth keeping
+func (sh *cacheShard) insert(limit int, h uint64, s string, n, nl int32) {
+	if sl, ok := sh.young.lookup(h, s); ok && sl.n == n && sl.nl == nl {
+		return // already there (two callers counted the same key)
 	}
-	if old, ok := sh.young[h]; ok {
-		sh.youngBytes -= len(old.key) + entryOverhead
-	} else if sh.youngBytes+cost > limit && len(sh.young) > 0 {
+	if sh.young.bytes()+len(s)+entryOverhead > limit && len(sh.young.index) > 0 {
 		sh.old = sh.young
-		sh.young = make(map[uint64]cacheEntry, len(sh.old))
-		sh.youngBytes = 0
+		sh.young = generation{index: make(map[uint64]slot, len(sh.old.index))}
 	}
-	sh.young[h] = e
-	sh.youngBytes += cost
+	if a := sh.young.arena; len(a)+len(s) > cap(a) {
+		// Grow by hand so that the arena never outgrows the generation's budget.
+		grown := make([]byte, len(a), min(max(2*cap(a), len(a)+len(s), 4<<10), limit))
+		copy(grown, a)
+		sh.young.arena = grown
+	}
+	off := len(sh.young.arena)
+	sh.young.arena = append(sh.young.arena, s...)
+	sh.young.index[h] = slot{off: uint32(off), len: uint32(len(s)), n: n, nl: nl}
 }
 
 // CacheStats describes an Encoder's count caches.
@@ -130,11 +158,9 @@ func (c *countCache) stats() CacheUsage {
 	for i := range c.shards {
 		sh := &c.shards[i]
 		sh.mu.Lock()
-		for _, m := range []map[uint64]cacheEntry{sh.young, sh.old} {
-			st.Entries += len(m)
-			for _, e := range m {
-				st.Bytes += len(e.key) + entryOverhead
-			}
+		for _, g := range []*generation{&sh.young, &sh.old} {
+			st.Entries += len(g.index)
+			st.Bytes += g.bytes()
 		}
 		st.Lookups += sh.total
 		st.Hits += sh.hits

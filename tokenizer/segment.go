@@ -32,7 +32,7 @@ func (e *Encoder) Count(s string) int {
 	if !utf8.ValidString(s) {
 		s = string([]rune(s)) // what tiktoken-go's regexp2 matching sees
 	}
-	if len(s) < minCachedText {
+	if len(s) < minCachedText || !e.texts.fits(len(s)) {
 		return e.countSegments(s)
 	}
 	// Whole texts come back (an original re-read, the same pruned output): one hash
