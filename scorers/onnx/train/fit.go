@@ -20,6 +20,7 @@ type Config struct {
 	LearningRate    float64 // Adam step size at the start (cosine-decayed to 10%)
 	L2              float64 // weight decay on W1 and W2
 	BCEWeight       float64 // weight of the per-case balanced BCE term next to the listwise loss
+	SkipInit        float64 // initial logit slope on the heuristic score (the skip term)
 	HardNegatives   int     // highest-heuristic negatives kept per case
 	RandomNegatives int     // uniformly sampled other negatives per case
 	KeepShare       float64 // share of lines the default threshold keeps on a typical case
@@ -29,7 +30,7 @@ type Config struct {
 // DefaultConfig is the configuration models/linerank is trained with.
 func DefaultConfig() Config {
 	return Config{
-		Seed: 7, Hidden: 16, Epochs: 40, Batch: 8, LearningRate: 0.01, L2: 1e-4, BCEWeight: 0.3,
+		Seed: 7, Hidden: 16, Epochs: 40, Batch: 8, LearningRate: 0.01, L2: 1e-4, BCEWeight: 0.3, SkipInit: 8,
 		HardNegatives: 150, RandomNegatives: 250, KeepShare: 0.3, Workers: 2,
 	}
 }
@@ -84,14 +85,16 @@ func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stre
 	}
 
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6c696e6572616e6b+stream))
-	params := make([]float64, F*H+H+H+1) // W1, B1, W2, B2
+	params := make([]float64, F*H+H+H+2) // W1, B1, W2, Skip, B2
 	w1, b1, w2 := params[:F*H], params[F*H:F*H+H], params[F*H+H:F*H+2*H]
 	for i := range w1 {
 		w1[i] = rng.NormFloat64() * math.Sqrt(2/float64(F))
 	}
 	for i := range w2 {
-		w2[i] = rng.NormFloat64() * math.Sqrt(1/float64(H))
+		w2[i] = 0.1 * rng.NormFloat64() * math.Sqrt(1/float64(H))
 	}
+	// Start from the heuristic: a raw-score slope of cfg.SkipInit.
+	params[F*H+2*H] = cfg.SkipInit * float64(m.Std[heuristicColumn])
 	if len(data) == 0 {
 		clear(params)
 		return &Expert{W1: f32(w1), B1: f32(b1), W2: f32(w2)}, nil
@@ -153,7 +156,7 @@ func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stre
 			}
 		}
 	}
-	return &Expert{W1: f32(w1), B1: f32(b1), W2: f32(w2), B2: float32(params[len(params)-1])}, nil
+	return &Expert{W1: f32(w1), B1: f32(b1), W2: f32(w2), Skip: float32(params[F*H+2*H]), B2: float32(params[len(params)-1])}, nil
 }
 
 // forward computes the logit of one standardised row, leaving pre-activations in pre and
@@ -171,7 +174,7 @@ func forward(p []float64, F, H int, z []float32, pre, h []float64) float64 {
 			pre[j] += zk * w
 		}
 	}
-	s := p[len(p)-1]
+	s := p[len(p)-1] + p[F*H+2*H]*float64(z[heuristicColumn])
 	for j := 0; j < H; j++ {
 		h[j] = math.Max(0, pre[j])
 		s += h[j] * w2[j]
@@ -183,6 +186,7 @@ func forward(p []float64, F, H int, z []float32, pre, h []float64) float64 {
 func backward(p, grad []float64, F, H int, z []float32, gl float64, pre, h []float64) {
 	last := len(p) - 1
 	grad[last] += gl
+	grad[F*H+2*H] += gl * float64(z[heuristicColumn])
 	// The forward pass of this row must be recomputed: callers run forward for every row
 	// first, so pre/h hold the last row. Recompute here for this one.
 	forward(p, F, H, z, pre, h)

@@ -18,13 +18,25 @@ type Model struct {
 	Experts   []Expert  // one per linefeat.Kinds
 }
 
-// Expert is one kind's MLP.
+// Expert is one kind's MLP plus a linear skip term on the standardised heuristic score, so
+// training starts from the heuristic's ranking and the MLP learns corrections to it.
 type Expert struct {
-	W1 []float32 // F×Hidden, row-major
-	B1 []float32 // Hidden
-	W2 []float32 // Hidden
-	B2 float32
+	W1   []float32 // F×Hidden, row-major
+	B1   []float32 // Hidden
+	W2   []float32 // Hidden
+	Skip float32   // weight of z[heuristic]
+	B2   float32
 }
+
+// heuristicColumn is the feature the skip term reads.
+var heuristicColumn = func() int {
+	for i, n := range linefeat.Names {
+		if n == "heuristic" {
+			return i
+		}
+	}
+	panic("linefeat has no heuristic column")
+}()
 
 // kindOf returns the expert of a feature row, or -1 when no kind column is set.
 func kindOf(x []float32) int {
@@ -66,7 +78,7 @@ func (m *Model) Logit(x []float32, z, h []float32) float32 {
 			s += v * e.W2[j]
 		}
 	}
-	return s + e.B2
+	return s + e.B2 + e.Skip*z[heuristicColumn]
 }
 
 // Predict returns sigmoid(logit) for each row of the n×F matrix x.
@@ -95,7 +107,8 @@ const (
 //	h    = Relu(z · W1 + b1)                  [N, E·H]     MatMul, Add, Relu
 //	g    = features · S                       [N, E]       MatMul (S selects the kind one-hot)
 //	hg   = h ⊙ (g · X)                        [N, E·H]     MatMul, Mul (X spreads g over each block)
-//	out  = Sigmoid(hg · W2 + g · B2)          [N, 1]       MatMul, MatMul, Add, Sigmoid
+//	skip = (z · K ⊙ g) · 1                    [N, 1]       MatMul, Mul, MatMul (K: heuristic column × Skip)
+//	out  = Sigmoid(hg · W2 + g · B2 + skip)   [N, 1]       MatMul, MatMul, Add, Add, Sigmoid
 //	relevance = Reshape(out, [-1])            [N]
 func (m *Model) ONNX(doc string, metadata [][2]string) []byte {
 	F, H, E := m.F, m.Hidden, len(m.Experts)
@@ -106,6 +119,8 @@ func (m *Model) ONNX(doc string, metadata [][2]string) []byte {
 	b2 := make([]float32, E)
 	sel := make([]float32, F*E)
 	spread := make([]float32, E*EH)
+	skip := make([]float32, F*E)
+	ones := make([]float32, E)
 	for k, e := range m.Experts {
 		for i := 0; i < F; i++ {
 			copy(w1[i*EH+k*H:i*EH+(k+1)*H], e.W1[i*H:(i+1)*H])
@@ -113,6 +128,8 @@ func (m *Model) ONNX(doc string, metadata [][2]string) []byte {
 		copy(b1[k*H:], e.B1)
 		copy(w2[k*H:], e.W2)
 		b2[k] = e.B2
+		skip[heuristicColumn*E+k] = e.Skip
+		ones[k] = 1
 		sel[linefeat.KindColumns[k]*E+k] = 1
 		for j := 0; j < H; j++ {
 			spread[k*EH+k*H+j] = 1
@@ -132,6 +149,8 @@ func (m *Model) ONNX(doc string, metadata [][2]string) []byte {
 			onnxpb.FloatTensor("kind_spread", spread, ne, eh),
 			onnxpb.FloatTensor("w2", w2, eh, 1),
 			onnxpb.FloatTensor("b2", b2, ne, 1),
+			onnxpb.FloatTensor("skip", skip, f, ne),
+			onnxpb.FloatTensor("ones", ones, ne, 1),
 			onnxpb.Int64Tensor("flat", []int64{-1}, 1),
 		},
 		Nodes: []onnxpb.Node{
@@ -145,7 +164,11 @@ func (m *Model) ONNX(doc string, metadata [][2]string) []byte {
 			{Name: "route", OpType: "Mul", Inputs: []string{"h", "gx"}, Outputs: []string{"hg"}},
 			{Name: "out", OpType: "MatMul", Inputs: []string{"hg", "w2"}, Outputs: []string{"o0"}},
 			{Name: "out_bias", OpType: "MatMul", Inputs: []string{"g", "b2"}, Outputs: []string{"ob"}},
-			{Name: "logit", OpType: "Add", Inputs: []string{"o0", "ob"}, Outputs: []string{"logit"}},
+			{Name: "skip", OpType: "MatMul", Inputs: []string{"z", "skip"}, Outputs: []string{"s0"}},
+			{Name: "skip_route", OpType: "Mul", Inputs: []string{"s0", "g"}, Outputs: []string{"s1"}},
+			{Name: "skip_sum", OpType: "MatMul", Inputs: []string{"s1", "ones"}, Outputs: []string{"s2"}},
+			{Name: "bias", OpType: "Add", Inputs: []string{"o0", "ob"}, Outputs: []string{"o1"}},
+			{Name: "logit", OpType: "Add", Inputs: []string{"o1", "s2"}, Outputs: []string{"logit"}},
 			{Name: "squash", OpType: "Sigmoid", Inputs: []string{"logit"}, Outputs: []string{"p"}},
 			{Name: "flatten", OpType: "Reshape", Inputs: []string{"p", "flat"}, Outputs: []string{OutputName}},
 		},
