@@ -1,6 +1,11 @@
 package server
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+)
 
 // Requests carry one large string (the text) inside three levels of objects (envelope,
 // params, arguments). Decoding each level with encoding/json would scan that string again at
@@ -168,3 +173,102 @@ func unquoteKey(q []byte) (string, bool) {
 	}
 	return string(inner), true
 }
+
+// unquoteString decodes a JSON string literal as encoding/json does. The common escapes are
+// decoded in one pass; literals with \u escapes or invalid UTF-8 (rare, and where
+// encoding/json's replacement rules matter) are handed to encoding/json.
+func unquoteString(raw []byte) (string, error) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", errors.New("not a JSON string")
+	}
+	inner := raw[1 : len(raw)-1]
+	esc := bytes.IndexByte(inner, '\\')
+	if esc < 0 {
+		if utf8.Valid(inner) {
+			return string(inner), nil
+		}
+		return unquoteSlow(raw)
+	}
+	if bytes.Contains(inner, []byte(`\u`)) || !utf8.Valid(inner) {
+		return unquoteSlow(raw)
+	}
+	out := make([]byte, 0, len(inner))
+	for len(inner) > 0 {
+		i := bytes.IndexByte(inner, '\\')
+		if i < 0 {
+			out = append(out, inner...)
+			break
+		}
+		out = append(out, inner[:i]...)
+		if i+1 >= len(inner) {
+			return "", errors.New("bad escape")
+		}
+		switch inner[i+1] {
+		case 'n':
+			out = append(out, '\n')
+		case 't':
+			out = append(out, '\t')
+		case 'r':
+			out = append(out, '\r')
+		case '"', '\\', '/':
+			out = append(out, inner[i+1])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		default:
+			return "", errors.New("bad escape")
+		}
+		inner = inner[i+2:]
+	}
+	return string(out), nil
+}
+
+func unquoteSlow(raw []byte) (string, error) {
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
+// appendString appends s as a JSON string literal, escaping only what JSON requires (no HTML
+// or non-ASCII escaping, like an Encoder with SetEscapeHTML(false)). s must be valid UTF-8.
+func appendString(dst []byte, s []byte) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			if c == 0xE2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9) {
+				// U+2028 and U+2029, escaped as encoding/json does (JavaScript line terminators).
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, `\u202`...)
+				dst = append(dst, "89"[s[i+2]-0xA8])
+				i += 2
+				start = i + 1
+			}
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+const hexDigits = "0123456789abcdef"

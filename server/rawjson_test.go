@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,4 +48,59 @@ func FuzzObjectFields(f *testing.F) {
 			assert.False(t, aok && bytes.TrimSpace(b)[0] != '[')
 		}
 	})
+}
+
+// FuzzStrings checks the string fast paths against encoding/json: unquoting any valid string
+// literal, and quoting any valid UTF-8 string byte for byte like an Encoder without HTML escaping.
+func FuzzStrings(f *testing.F) {
+	for _, seed := range []string{"", "L1\nL2", `a"b\c/d`, "tab\there\r\n", "\x00\x01\x1f\x7f", "é│⟦PRUNÉ⟧", "\u2028\u2029", "<&>", "\b\f"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lit := []byte(`"` + s + `"`)
+		if json.Valid(lit) {
+			var want string
+			require.NoError(t, json.Unmarshal(lit, &want))
+			got, err := unquoteString(lit)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+		}
+		var enc bytes.Buffer
+		e := json.NewEncoder(&enc)
+		e.SetEscapeHTML(false)
+		require.NoError(t, e.Encode(s))
+		var want string
+		require.NoError(t, json.Unmarshal(enc.Bytes(), &want))
+		got, err := unquoteString(bytes.TrimSpace(enc.Bytes()))
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+		if utf8.ValidString(s) {
+			assert.Equal(t, string(bytes.TrimSpace(enc.Bytes())), string(appendString(nil, []byte(s))))
+		}
+	})
+}
+
+// TestToolResponseEncoding checks that the hand-assembled tool response is byte for byte what
+// encoding/json gives.
+func TestToolResponseEncoding(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		id      string
+		payload any
+	}{
+		{name: "prune payload", id: `2`, payload: map[string]any{"prune_id": "prn_x", "pruned_text": "1│ L1\n⟦PRUNÉ: lignes 2-4 (3) raison=hors focus⟧\t<&>\"\\", "stats": map[string]int{"kept_lines": 1}}},
+		{name: "string id", id: `"req-é\n"`, payload: map[string]any{"raw_text": "\u2028\x01"}},
+		{name: "null id", id: `null`, payload: map[string]any{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := encodeJSON(tc.payload)
+			require.NoError(t, err)
+			resp := &rpcResponse{JSONRPC: "2.0", ID: json.RawMessage(tc.id), Result: newToolResult(p)}
+			want, err := encodeJSON(resp)
+			require.NoError(t, err)
+			got, err := resp.encode()
+			require.NoError(t, err)
+			assert.Equal(t, string(want)+"\n", string(got))
+		})
+	}
 }

@@ -98,7 +98,34 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	writeJSON(w, http.StatusOK, resp)
+	b, err := resp.encode()
+	if err != nil {
+		http.Error(w, "encoding response: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
+}
+
+// encode returns the response as one line of JSON. A tool result, whose payload appears twice
+// (escaped as text, raw as structuredContent), is assembled directly from the payload bytes;
+// everything else goes through encoding/json. Both give the same bytes (a test checks).
+func (r *rpcResponse) encode() ([]byte, error) {
+	tr, ok := r.Result.(*toolResult)
+	if r.Error != nil || !ok || len(tr.Content) != 1 {
+		b, err := encodeJSON(r)
+		return append(b, '\n'), err
+	}
+	p := tr.StructuredContent
+	b := make([]byte, 0, 2*len(p)+len(p)/8+len(r.ID)+96)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, r.ID...)
+	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
+	b = appendString(b, []byte(tr.Content[0].Text))
+	b = append(b, `}],"structuredContent":`...)
+	b = append(b, p...)
+	return append(b, "}}\n"...), nil
 }
 
 func (h *rpcHandler) serveBatch(ctx context.Context, w http.ResponseWriter, body []byte) {

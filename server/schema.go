@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,7 +164,9 @@ func (s *Schema) checkBounds(path string, f float64, what string) error {
 	return nil
 }
 
-// decodeArgs validates raw against s, then decodes it into dst (a typed arguments struct).
+// decodeArgs validates raw against s, then decodes it into dst, a pointer to a typed
+// arguments struct: member by member, so the large string members are unquoted in one pass
+// (unquoteString) and the small ones go through encoding/json.
 func decodeArgs(s *Schema, raw []byte, dst any) error {
 	if err := s.validate(raw); err != nil {
 		return err
@@ -172,13 +175,35 @@ func decodeArgs(s *Schema, raw []byte, dst any) error {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil
 	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		// Unreachable when the struct matches the schema (a test checks they agree).
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return fieldErr(te.Field, "must be "+te.Type.String())
+	fields, ok := objectFields(raw)
+	if !ok {
+		return errNotObject
+	}
+	v := reflect.ValueOf(dst).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		val, ok := fields[name]
+		if !ok {
+			continue
 		}
-		return &engine.FieldError{Field: "arguments", Problem: err.Error()}
+		f := v.Field(i)
+		if f.Kind() == reflect.String {
+			str, err := unquoteString(val)
+			if err != nil {
+				return fieldErr(name, "must be a string")
+			}
+			f.SetString(str)
+			continue
+		}
+		if err := json.Unmarshal(val, f.Addr().Interface()); err != nil {
+			// Unreachable when the struct matches the schema (a test checks they agree).
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" {
+				return fieldErr(join(name, te.Field), "must be "+te.Type.String())
+			}
+			return fieldErr(name, err.Error())
+		}
 	}
 	return nil
 }
