@@ -420,3 +420,13 @@ func TestRegistry(t *testing.T) {
 	assert.Equal(t, []string{"fam:<arg>", "keyword", "other"}, names)
 	assert.NoError(t, reg.Close())
 }
+
+func TestFallbackIsRecoverable(t *testing.T) {
+	f := newFixture(t, 0)
+	text := "a\nb\n"
+	res, err := f.eng.Fallback(context.Background(), text, engine.WarnTimeout)
+	require.NoError(t, err)
+	checkResult(t, f, &engine.Request{Text: text, Options: opts(0, 0)}, res)
+	assert.True(t, res.Stats.UsedFallback)
+	assert.Equal(t, []string{engine.WarnTimeout}, res.Warnings)
+}

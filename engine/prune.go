@@ -179,6 +179,18 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (*Result, error) {
 	return res, nil
 }
 
+// Fallback stores text and returns the seed's fail-open result for it with warning, as Prune
+// would: for callers that must give up before a prune starts (e.g. a request that timed out
+// waiting in a server's queue).
+func (e *Engine) Fallback(ctx context.Context, text, warning string) (*Result, error) {
+	start := e.now()
+	id := e.newID()
+	if err := e.store.Put(ctx, id, text); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return e.fallback(id, text, start, -1, warning), nil
+}
+
 func (e *Engine) tooLarge(text string) bool {
 	if len(text) <= e.maxChars {
 		return false
@@ -247,7 +259,7 @@ func (e *Engine) selectAndRender(ls lineSet, lines []string, req *Request, resp 
 	for i, l := range ls.raw {
 		c := e.tokens.Count(l) + 1 // the newline
 		if o.AnnotateLines {
-			c += prefixCost(i + 1)
+			c += prefixCost(i+1, l)
 		}
 		lineCost[i] = c
 	}
@@ -310,11 +322,17 @@ func (e *Engine) selectAndRender(ls lineSet, lines []string, req *Request, resp 
 	}
 }
 
-// prefixCost estimates the tokens of a line-number prefix "N│ ": digits go in groups of three
-// and "│" is one token. It only prices selection; reported counts are exact.
-func prefixCost(n int) int {
+// prefixCost estimates the tokens a line-number prefix "N│ " adds to line l: digits go in
+// groups of three, "│" is one token, and the space is free when it joins the line's first
+// word but costs one before indentation or an empty line (measured on cl100k_base). It only
+// prices selection; reported counts are exact.
+func prefixCost(n int, l string) int {
 	d := len(strconv.Itoa(n))
-	return (d+2)/3 + 1
+	c := (d+2)/3 + 1
+	if l == "" || l[0] == ' ' || l[0] == '\t' || l[0] == '\r' {
+		c++
+	}
+	return c
 }
 
 func ratio6(a, b int) float64 {

@@ -49,10 +49,14 @@ func scoreLogs(lines []string, a *Analysis, fail []float64) []float64 {
 	// Shapes are counted only for failure lines: they are the ones rarity re-weights.
 	shapes := make(map[uint64]int32)
 	shape := make([]uint64, n)
+	// A block of the same error repeated line after line is one event, not a hundred: count
+	// a shape again only when it reappears after other lines.
 	for i, l := range lines {
 		if fail[i] > 0 {
 			shape[i] = shapeHash(l)
-			shapes[shape[i]]++
+			if !(i >= 1 && shape[i-1] == shape[i]) && !(i >= 2 && shape[i-2] == shape[i] && strings.TrimSpace(lines[i-1]) == "") {
+				shapes[shape[i]]++
+			}
 		}
 	}
 	// Rarity: a failure line repeated a hundred times (a warning in every file) says less
