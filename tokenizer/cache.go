@@ -130,7 +130,7 @@ func (sh *cacheShard) insert(limit int, h uint64, s string, n, nl int32) {
 	}
 	if a := sh.young.arena; len(a)+len(s) > cap(a) {
 		// Grow by hand so that the arena never outgrows the generation's budget.
-		grown := make([]byte, len(a), min(max(2*cap(a), len(a)+len(s), 4<<10), limit))
+		grown := make([]byte, len(a), min(max(2*cap(a), len(a)+len(s), 1<<10), limit))
 		copy(grown, a)
 		sh.young.arena = grown
 	}

@@ -44,8 +44,9 @@ const (
 	// minCachedText is the shortest text cached whole: below it, the per-segment
 	// lookups cost less than hashing and keeping a copy of the text.
 	minCachedText = 4 << 10
-	// minCachedPiece is the shortest piece worth a cache lookup rather than a merge.
-	minCachedPiece = 4
+	// minCachedPiece is the shortest piece worth a cache lookup rather than a merge:
+	// shorter merges cost less than the lock, the hash and the cache misses.
+	minCachedPiece = 16
 )
 
 // Encoder counts tokens for one encoding. It is safe for concurrent use.
@@ -125,7 +126,7 @@ func (e *Encoder) countPiece(p string) int {
 		return 1
 	}
 	if len(p) < minCachedPiece {
-		return mergeSmall(p, e.ranks)
+		return mergeUncached(p, e.ranks)
 	}
 	h := e.pieces.hash(p)
 	if ce, ok := e.pieces.get(h, p); ok {
