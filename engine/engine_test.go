@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -429,4 +430,41 @@ func TestFallbackIsRecoverable(t *testing.T) {
 	checkResult(t, f, &engine.Request{Text: text, Options: opts(0, 0)}, res)
 	assert.True(t, res.Stats.UsedFallback)
 	assert.Equal(t, []string{engine.WarnTimeout}, res.Warnings)
+}
+
+// panicCounter stands for a token counter with a bug.
+type panicCounter struct{}
+
+func (panicCounter) Count(string) int { panic("counter bug") }
+
+func TestPruneSurvivesAPanickingTokenCounter(t *testing.T) {
+	reg := engine.NewRegistry()
+	reg.Register("keyword", keywordScorer{})
+	store := engine.NewMemoryStore(time.Minute, 1<<20, nil)
+	eng, err := engine.New(engine.Config{Registry: reg, Store: store, Tokens: countOnceThenPanic()})
+	require.NoError(t, err)
+	text := "one\ntwo needle\nthree\n"
+	res, err := eng.Prune(context.Background(), &engine.Request{Text: text, GoalHint: "needle", SourceType: engine.SourceDocs, Options: opts(0.5, 0)})
+	require.NoError(t, err)
+	assert.Equal(t, text, res.PrunedText)
+	assert.Equal(t, []string{engine.WarnInternalError}, res.Warnings)
+	assert.True(t, res.Stats.UsedFallback)
+	rec, err := eng.Recover(context.Background(), res.PruneID, []engine.Range{{StartLine: 1, EndLine: 3}}, false)
+	require.NoError(t, err)
+	assert.Equal(t, text, rec.RawText)
+}
+
+// countOnceThenPanic counts normally while the engine is built (its marker calibration)
+// and panics afterwards.
+func countOnceThenPanic() engine.TokenCounter {
+	return &switchCounter{}
+}
+
+type switchCounter struct{ calls atomic.Int64 }
+
+func (c *switchCounter) Count(s string) int {
+	if c.calls.Add(1) > 256 {
+		panicCounter{}.Count(s)
+	}
+	return len(s) / 4
 }

@@ -105,9 +105,23 @@ func (e *Engine) Recover(ctx context.Context, id string, ranges []Range, withLin
 // Prune prunes req.Text. It returns an error only for an invalid request (a *FieldError)
 // or an unknown scorer; every runtime failure (oversize, timeout, scorer error or panic,
 // unmet constraints) gives a fail-open Result with used_fallback and a warning code.
-func (e *Engine) Prune(ctx context.Context, req *Request) (*Result, error) {
+func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err error) {
 	start := e.now()
-	id := e.newID()
+	var id string
+	// Last line of defence: a bug anywhere below (selection, rendering, the token counter)
+	// must not take the caller down or lose the text. The id may not be stored yet, so
+	// store it; token figures are then estimates, since the counter itself may be at fault.
+	defer func() {
+		if p := recover(); p != nil {
+			if id == "" {
+				id = NewPruneID()
+			}
+			_ = e.store.Put(ctx, id, req.Text)
+			est := (len(req.Text) + 3) / 4
+			res, err = e.fallback(id, req.Text, start, est, WarnInternalError), nil
+		}
+	}()
+	id = e.newID()
 	if e.tooLarge(req.Text) {
 		// Checked before the options (as the reference does): the text is stored so the id
 		// still recovers, and comes back unchanged.
@@ -145,7 +159,14 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (*Result, error) {
 
 	// Count the original's tokens while the scorer works: on two cores this hides most of it.
 	before := make(chan int, 1)
-	go func() { before <- e.tokens.Count(req.Text) }()
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				before <- -1 // re-raised below, where the deferred recover turns it into a fallback
+			}
+		}()
+		before <- e.tokens.Count(req.Text)
+	}()
 
 	ls := splitLines(req.Text)
 	lines := ls.content()
@@ -153,6 +174,9 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (*Result, error) {
 		Lines: lines, Goal: req.GoalHint, SourceType: req.SourceType, Path: req.Path, Language: req.Language,
 	})
 	tokensBefore := <-before
+	if tokensBefore < 0 {
+		panic("engine: token counter failed")
+	}
 	if scoreErr != nil {
 		warn := WarnScorerError
 		if errors.Is(scoreErr, context.DeadlineExceeded) {
@@ -165,7 +189,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (*Result, error) {
 	if req.Threshold != nil {
 		threshold = *req.Threshold
 	}
-	res := e.selectAndRender(ls, lines, req, resp, threshold, id, tokensBefore)
+	res = e.selectAndRender(ls, lines, req, resp, threshold, id, tokensBefore)
 	if ctx.Err() != nil {
 		return e.fallback(id, req.Text, start, tokensBefore, WarnTimeout), nil
 	}

@@ -114,6 +114,9 @@ const (
 	WarnTokenBudgetExceeded = "token_budget_exceeded"
 	WarnProtectedCut        = "protected_lines_cut"
 	WarnUnknownSourceType   = "unknown_source_type"
+	// WarnInternalError reports a bug caught inside the engine; the text comes back whole
+	// and its token figures are estimates (bytes / 4).
+	WarnInternalError = "internal_error"
 )
 
 // FieldError reports an invalid request field; the server maps it to -32602.
