@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+)
+
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// sampleSource is a file with one function the goal names among unrelated ones.
+func sampleSource(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("package sample\n\nimport \"strings\"\n\n")
+	for i := 0; i < 40; i++ {
+		b.WriteString("// helper" + strings.Repeat("x", i%5) + " formats unrelated values for the report writer.\n")
+		b.WriteString("func helper" + string(rune('A'+i%26)) + strings.Repeat("x", i/26) + "(v string) string {\n")
+		for j := 0; j < 8; j++ {
+			b.WriteString("\tv = strings.ReplaceAll(v, \"unrelated placeholder text number\", \"another unrelated replacement value\")\n")
+		}
+		b.WriteString("\treturn strings.TrimSpace(v) + \" unrelated suffix for the report\"\n}\n\n")
+	}
+	b.WriteString("// parseHeader splits a header line into its name and value.\nfunc parseHeader(line string) (string, string) {\n")
+	b.WriteString("\tname, value, ok := strings.Cut(line, \":\")\n\tif !ok {\n\t\treturn \"\", \"\"\n\t}\n\treturn name, value\n}\n")
+	path := filepath.Join(t.TempDir(), "sample.go")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	return path
+}
+
+func TestPruneCommandKeepsTheNamedFunction(t *testing.T) {
+	path := sampleSource(t)
+	code, out, stderr := runCLI(t, "", "prune", path, "--goal", "parseHeader returns empty values when the colon is missing")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "func parseHeader(line string) (string, string) {")
+	assert.Contains(t, out, "name, value, ok := strings.Cut(line, \":\")")
+	assert.Contains(t, out, "⟦PRUNÉ: prune_id=prn_")
+	assert.Less(t, strings.Count(out, "\n"), strings.Count(mustRead(t, path), "\n")/2, "most of the file is cut")
+	assert.Regexp(t, `pruner: kept \d+ of \d+ lines, \d+ → \d+ tokens, prune_id prn_[0-9a-f]{32}`, stderr)
+}
+
+func TestPruneCommandJSONFromStdin(t *testing.T) {
+	text := mustRead(t, sampleSource(t))
+	code, out, stderr := runCLI(t, text, "prune", "-", "--goal", "parseHeader", "--json", "--source-type", "code", "--annotate-lines")
+	require.Equal(t, 0, code, stderr)
+	var res engine.Result
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	assert.Regexp(t, `^prn_[0-9a-f]{32}$`, res.PruneID)
+	assert.NotEmpty(t, res.Annotations)
+	assert.Equal(t, res.Annotations[0].Marker, firstMarkerLine(res.PrunedText))
+	assert.Contains(t, out, "│", "JSON is not ASCII-escaped")
+	assert.Equal(t, len(engine.SplitLines(text)), res.Stats.OriginalLines)
+}
+
+func TestPruneCommandGuessesSourceType(t *testing.T) {
+	tests := map[string]engine.SourceType{
+		"build.log": engine.SourceLogs, "ci-log.txt": engine.SourceLogs, "README.md": engine.SourceDocs,
+		"guide.rst": engine.SourceDocs, "main.go": engine.SourceCode, "": engine.SourceCode,
+	}
+	for name, want := range tests {
+		assert.Equal(t, want, guessSourceType(name), name)
+	}
+}
+
+func TestPruneCommandErrors(t *testing.T) {
+	path := sampleSource(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"missing goal", []string{"prune", path}, 2, "--goal is required"},
+		{"two files", []string{"prune", path, path, "--goal", "x"}, 2, "at most one FILE"},
+		{"bad source type", []string{"prune", path, "--goal", "x", "--source-type", "prose"}, 2, "--source-type"},
+		{"bad ratio", []string{"prune", path, "--goal", "x", "--max-prune-ratio", "2"}, 2, "max_prune_ratio"},
+		{"unknown scorer", []string{"prune", path, "--goal", "x", "--scorer", "nope"}, 2, "unknown scorer"},
+		{"missing file", []string{"prune", filepath.Join(t.TempDir(), "nope.go"), "--goal", "x"}, 1, "no such file"},
+		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
+		{"bad encoding", []string{"prune", path, "--goal", "x", "--encoding", "p50k"}, 2, "unknown encoding"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, "", tc.args...)
+			assert.Equal(t, tc.code, code)
+			assert.Contains(t, stderr, tc.msg)
+		})
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	code, out, _ := runCLI(t, "", "--help")
+	assert.Equal(t, 0, code)
+	for _, c := range commands() {
+		assert.Contains(t, out, c.name)
+	}
+	code, _, stderr := runCLI(t, "", "prune", "--help")
+	assert.Equal(t, 0, code)
+	for _, flag := range []string{"-goal", "-source-type", "-max-prune-ratio", "-min-keep-lines", "-scorer", "-json", "-token-budget"} {
+		assert.Contains(t, stderr, flag)
+	}
+	code, out, _ = runCLI(t, "", "version")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "pruner "+version+"\n", out)
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func firstMarkerLine(text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "⟦PRUNÉ") {
+			return l
+		}
+	}
+	return ""
+}
