@@ -119,16 +119,16 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 		return nil, err
 	}
 	scores := scoreOutline(req.Lines, o, a, q)
+	h, err := s.fallback.Score(ctx, req)
+	if err != nil {
+		return nil, err
+	}
 	if req.SourceType == engine.SourceDocs {
-		// Documentation shares few words with the goal: the heuristic's docs rules see
-		// the entries; the outline adds the section and directive boundaries.
-		h, err := s.fallback.Score(ctx, req)
-		if err != nil {
-			return nil, err
-		}
 		for i := range scores {
 			scores[i] = docsBlend*h.Scores[i] + (1-docsBlend)*scores[i]
 		}
+	} else {
+		blendCode(scores, h.Scores, o)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }
