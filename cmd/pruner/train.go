@@ -37,6 +37,13 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.IntVar(&cfg.Hidden, "hidden", def.Hidden, "hidden units of each per-kind expert (>= 1)")
 	fs.IntVar(&cfg.Epochs, "epochs", def.Epochs, "passes over the training cases")
 	fs.IntVar(&cfg.Workers, "workers", def.Workers, "parallel feature extraction and bench workers (training itself is single-threaded)")
+	fs.Func("frozen-kinds", "comma-separated source kinds whose expert stays the heuristic (default "+strings.Join(def.FrozenKinds, ",")+"; 'none' for none)", func(s string) error {
+		cfg.FrozenKinds = nil
+		if s != "none" {
+			cfg.FrozenKinds = benchList(s)
+		}
+		return nil
+	})
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: pruner train [flags]
 

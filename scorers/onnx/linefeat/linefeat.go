@@ -20,7 +20,7 @@ import (
 
 // Version names the feature set. A model's manifest records the version it was trained on;
 // a scorer refuses a model whose version it does not compute.
-const Version = "linefeat-v2"
+const Version = "linefeat-v3"
 
 // Names lists the features in column order, documented in models/README.md. Changing the
 // list (or what a feature means) requires a new Version and a retrain.
@@ -63,6 +63,7 @@ var Names = []string{
 	"lang_rst",          // reStructuredText path or language
 	"rst_directive",     // reStructuredText directive (".. function::") or Markdown heading
 	"in_directive",      // inside the body of a directive: exp(-distance to it / 20)
+	"heuristic_logit",   // log(h / (1 - h)) of the heuristic score h clipped to [1e-4, 1 - 1e-4]
 }
 
 // KindColumns are the columns of the source-kind one-hot, in the order of Kinds; exactly one
@@ -242,7 +243,7 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 			b2f(lead.decl && reDecl.MatchString(l)), b2f(lead.comment && reComment.MatchString(l)), b2f(lead.imp && reImport.MatchString(l)),
 			fail[i], 1 / (1 + math.Log(float64(shapes[shape[i]]))), nearLast,
 			src[0] * isPy, src[0] * (1 - isPy), src[1], src[2], isRST,
-			b2f(directive), inDirective,
+			b2f(directive), inDirective, logit(heur[i]),
 		}
 		for k, v := range vals {
 			row[k] = float32(v)
@@ -430,4 +431,9 @@ func leadOf(l string) leading {
 	}
 	w := l[i:j]
 	return leading{decl: declWords[w], imp: importWords[w]}
+}
+
+func logit(p float64) float64 {
+	p = min(1-1e-4, max(1e-4, p))
+	return math.Log(p / (1 - p))
 }

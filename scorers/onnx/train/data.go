@@ -29,6 +29,7 @@ type caseData struct {
 	x               []float32 // rows×F
 	y               []float32 // 1 for gold
 	w               []float32 // sampling weight
+	cost            []float32 // the line's token cost as the engine prices it
 	pos             int
 	kind            int // index into linefeat.Kinds, -1 for an empty case
 }
@@ -102,7 +103,7 @@ func Folds(cases []benchmarks.Case, k int) []int {
 }
 
 // sampleCase computes the features of c and keeps the training rows.
-func sampleCase(ctx context.Context, c *benchmarks.Case, cfg *Config) (*caseData, error) {
+func sampleCase(ctx context.Context, c *benchmarks.Case, cfg *Config, tokens engine.TokenCounter) (*caseData, error) {
 	lines := engine.SplitLines(c.Text)
 	m, err := linefeat.Compute(ctx, &engine.ScoreRequest{Lines: lines, Goal: c.GoalHint, SourceType: c.SourceType, Path: c.Path})
 	if err != nil {
@@ -142,6 +143,7 @@ func sampleCase(ctx context.Context, c *benchmarks.Case, cfg *Config) (*caseData
 		d.x = append(d.x, m.Row(i)...)
 		d.y = append(d.y, y)
 		d.w = append(d.w, w)
+		d.cost = append(d.cost, float32(lineCost(tokens, lines[i])))
 	}
 	for _, i := range pos {
 		add(i, 1, 1)
@@ -157,7 +159,7 @@ func sampleCase(ctx context.Context, c *benchmarks.Case, cfg *Config) (*caseData
 }
 
 // sampleAll samples every case, cfg.Workers at a time; the result is in case order.
-func sampleAll(ctx context.Context, cases []benchmarks.Case, cfg *Config) ([]*caseData, error) {
+func sampleAll(ctx context.Context, cases []benchmarks.Case, cfg *Config, tokens engine.TokenCounter) ([]*caseData, error) {
 	out := make([]*caseData, len(cases))
 	errs := make([]error, len(cases))
 	jobs := make(chan int)
@@ -167,7 +169,7 @@ func sampleAll(ctx context.Context, cases []benchmarks.Case, cfg *Config) ([]*ca
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				out[i], errs[i] = sampleCase(ctx, &cases[i], cfg)
+				out[i], errs[i] = sampleCase(ctx, &cases[i], cfg, tokens)
 			}
 		}()
 	}
@@ -197,4 +199,13 @@ func columnOf(name string) int {
 func fileLabel(file string) string {
 	f, _, _ := strings.Cut(file, ".")
 	return f
+}
+
+// lineCost is what keeping a line costs the engine: its tokens plus the newline. Without a
+// counter, four bytes count as a token.
+func lineCost(tokens engine.TokenCounter, l string) int {
+	if tokens == nil {
+		return len(l)/4 + 1
+	}
+	return tokens.Count(l) + 1
 }

@@ -50,6 +50,7 @@ func (r *Result) Write(dir string, cfg Config, command string) error {
 	training := map[string]any{
 		"cases": r.Cases, "seed": cfg.Seed, "hidden": cfg.Hidden, "epochs": cfg.Epochs,
 		"hard_negatives": cfg.HardNegatives, "random_negatives": cfg.RandomNegatives, "command": command,
+		"frozen_kinds": cfg.FrozenKinds,
 	}
 	man := Manifest(r.Model, r.Threshold, ModelName, ModelVersion, training)
 	if err := man.Validate(); err != nil {
@@ -84,7 +85,14 @@ func (r *Result) Card(cfg Config, command string) string {
 	fmt.Fprintf(&b, "`features` float32 [N, %d] to `relevance` float32 [N] in [0, 1]. Architecture: %s, with\n", r.Model.F, arch)
 	b.WriteString("the training data's mean and standard deviation baked into the graph (Sub, Div, MatMul, Add,\n")
 	b.WriteString("Relu, MatMul, Mul, Sigmoid, Reshape; ONNX IR 8, opset 13, written by `scorers/onnx/onnxpb`).\n")
-	b.WriteString("Each expert is trained only on the cases of its kind.\n\n")
+	b.WriteString("Each expert is trained only on the cases of its kind, starting from the heuristic's own score (a skip\n")
+	b.WriteString("term on `heuristic_logit`, so an untrained expert returns exactly the heuristic's score) and learning\n")
+	b.WriteString("corrections to it.")
+	if len(cfg.FrozenKinds) > 0 {
+		fmt.Fprintf(&b, " Not trained (kept equal to the heuristic, because grouped cross-validation showed the\n")
+		fmt.Fprintf(&b, "learned corrections hurting held-out repositories): %s.", strings.Join(cfg.FrozenKinds, ", "))
+	}
+	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "Default keep threshold: %.4f (on the median training case, %.0f%% of lines score above it).\n\n", r.Threshold, 100*cfg.KeepShare)
 	b.WriteString("## Data\n\n")
 	files := make([]string, 0, len(r.Files))
@@ -100,8 +108,9 @@ func (r *Result) Card(cfg Config, command string) string {
 	fmt.Fprintf(&b, "and %d uniformly sampled other negatives (weighted by the lines they stand for) are kept.\n\n", cfg.RandomNegatives)
 	b.WriteString("## Training\n\n")
 	fmt.Fprintf(&b, "```\n%s\n```\n\n", command)
-	fmt.Fprintf(&b, "Loss: per-case listwise softmax cross-entropy (gold lines should outrank the others) plus %.2f ×\n", cfg.BCEWeight)
-	b.WriteString("a per-case balanced binary cross-entropy; every data file weighs the same. Adam, ")
+	fmt.Fprintf(&b, "Loss: per-case listwise softmax cross-entropy over each line's selection priority, %d·log σ(z) − log(tokens),\n", ScorePower)
+	fmt.Fprintf(&b, "the value per token the engine's budget selection ranks by (gold lines should win it), plus %.2f × a\n", cfg.BCEWeight)
+	b.WriteString("per-case balanced binary cross-entropy; every data file weighs the same. Adam, ")
 	fmt.Fprintf(&b, "%d epochs, %d cases per step,\nlearning rate %g cosine-decayed, L2 %g, seed %d. Single-threaded float64 arithmetic: the same data\n", cfg.Epochs, cfg.Batch, cfg.LearningRate, cfg.L2, cfg.Seed)
 	b.WriteString("and configuration give the same model bytes.\n\n")
 	b.WriteString("## Features\n\n")

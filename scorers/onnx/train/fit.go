@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/linefeat"
@@ -13,14 +14,16 @@ import (
 // Config is a training run's hyper-parameters. The zero value is not useful; start from
 // DefaultConfig.
 type Config struct {
-	Seed            uint64
-	Hidden          int     // hidden units of each expert (>= 1)
-	Epochs          int     // passes over the training cases
-	Batch           int     // cases per gradient step
-	LearningRate    float64 // Adam step size at the start (cosine-decayed to 10%)
-	L2              float64 // weight decay on W1 and W2
-	BCEWeight       float64 // weight of the per-case balanced BCE term next to the listwise loss
-	SkipInit        float64 // initial logit slope on the heuristic score (the skip term)
+	Seed         uint64
+	Hidden       int     // hidden units of each expert (>= 1)
+	Epochs       int     // passes over the training cases
+	Batch        int     // cases per gradient step
+	LearningRate float64 // Adam step size at the start (cosine-decayed to 10%)
+	L2           float64 // weight decay on W1 and W2
+	BCEWeight    float64 // weight of the per-case balanced BCE term next to the listwise loss
+	// FrozenKinds lists source kinds (linefeat.Kinds) whose expert is not trained: it stays
+	// the heuristic's own score (skip term only). Grouped cross-validation decides.
+	FrozenKinds     []string
 	HardNegatives   int     // highest-heuristic negatives kept per case
 	RandomNegatives int     // uniformly sampled other negatives per case
 	KeepShare       float64 // share of lines the default threshold keeps on a typical case
@@ -30,7 +33,8 @@ type Config struct {
 // DefaultConfig is the configuration models/linerank is trained with.
 func DefaultConfig() Config {
 	return Config{
-		Seed: 7, Hidden: 16, Epochs: 40, Batch: 8, LearningRate: 0.01, L2: 1e-4, BCEWeight: 0.3, SkipInit: 8,
+		Seed: 7, Hidden: 16, Epochs: 20, Batch: 8, LearningRate: 0.01, L2: 1e-4, BCEWeight: 0,
+		FrozenKinds:   []string{"code_python"},
 		HardNegatives: 150, RandomNegatives: 250, KeepShare: 0.3, Workers: 2,
 	}
 }
@@ -52,6 +56,9 @@ func fit(ctx context.Context, data []*caseData, cfg Config) (*Model, error) {
 				subset = append(subset, d)
 			}
 		}
+		if slices.Contains(cfg.FrozenKinds, linefeat.Kinds[k]) {
+			subset = nil
+		}
 		e, err := fitExpert(ctx, subset, m, cfg, uint64(k))
 		if err != nil {
 			return nil, err
@@ -61,7 +68,7 @@ func fit(ctx context.Context, data []*caseData, cfg Config) (*Model, error) {
 	return m, m.check()
 }
 
-// fitExpert trains one expert on data (possibly empty: the expert then outputs 0.5).
+// fitExpert trains one expert on data (possibly empty: the expert is then the heuristic).
 func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stream uint64) (*Expert, error) {
 	F, H := m.F, m.Hidden
 	// Standardised copies of the rows.
@@ -91,13 +98,16 @@ func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stre
 		w1[i] = rng.NormFloat64() * math.Sqrt(2/float64(F))
 	}
 	for i := range w2 {
-		w2[i] = 0.1 * rng.NormFloat64() * math.Sqrt(1/float64(H))
+		w2[i] = 0.01 * rng.NormFloat64() * math.Sqrt(1/float64(H))
 	}
-	// Start from the heuristic: a raw-score slope of cfg.SkipInit.
-	params[F*H+2*H] = cfg.SkipInit * float64(m.Std[heuristicColumn])
+	// Start from the heuristic: logit = heuristic_logit exactly, so σ(logit) = h.
+	params[F*H+2*H] = float64(m.Std[heuristicColumn])
+	params[len(params)-1] = float64(m.Mean[heuristicColumn])
 	if len(data) == 0 {
-		clear(params)
-		return &Expert{W1: f32(w1), B1: f32(b1), W2: f32(w2)}, nil
+		// Untrained: exactly the heuristic, σ(heuristic_logit) = h.
+		clear(w1)
+		clear(w2)
+		return &Expert{W1: f32(w1), B1: f32(b1), W2: f32(w2), Skip: float32(params[F*H+2*H]), B2: float32(params[len(params)-1])}, nil
 	}
 	grad := make([]float64, len(params))
 	adamM := make([]float64, len(params))
@@ -214,18 +224,26 @@ func backward(p, grad []float64, F, H int, z []float32, gl float64, pre, h []flo
 	}
 }
 
-// caseGrad fills g with d(loss)/d(logit) for one case: a weighted listwise softmax cross
-// entropy (gold lines should outrank the rest) plus a balanced binary cross entropy that
-// keeps the sigmoid's scale meaningful for the default threshold.
+// ScorePower mirrors the engine's budget selection, which keeps lines by score^ScorePower
+// per token (engine/budget.go): the listwise loss ranks lines the same way.
+const ScorePower = 3
+
+// caseGrad fills g with d(loss)/d(logit) for one case: a listwise softmax cross entropy over
+// each line's selection priority u = ScorePower·log σ(z) − log cost (+ log of its sampling
+// weight), so gold lines should win the engine's value-per-token auction, plus a balanced
+// binary cross entropy that keeps σ(z) meaningful for the default threshold.
 func caseGrad(d *caseData, logits, g []float64, bceWeight float64) {
 	n := d.rows()
+	u := g // reuse g as scratch for priorities
 	mx := math.Inf(-1)
 	for i := 0; i < n; i++ {
-		mx = math.Max(mx, logits[i])
+		u[i] = ScorePower*logSigmoid(logits[i]) - math.Log(float64(d.cost[i])) + math.Log(float64(d.w[i]))
+		mx = math.Max(mx, u[i])
 	}
 	sum := 0.0
 	for i := 0; i < n; i++ {
-		sum += float64(d.w[i]) * math.Exp(logits[i]-mx)
+		u[i] = math.Exp(u[i] - mx)
+		sum += u[i]
 	}
 	negW := 0.0
 	for i := 0; i < n; i++ {
@@ -235,9 +253,9 @@ func caseGrad(d *caseData, logits, g []float64, bceWeight float64) {
 	}
 	P := float64(d.pos)
 	for i := 0; i < n; i++ {
-		p := float64(d.w[i]) * math.Exp(logits[i]-mx) / sum
-		gi := p - float64(d.y[i])/P
+		p := u[i] / sum
 		s := sigmoid(logits[i])
+		gi := (p - float64(d.y[i])/P) * ScorePower * (1 - s)
 		if d.y[i] == 1 {
 			gi += bceWeight * 0.5 / P * (s - 1)
 		} else if negW > 0 {
@@ -245,6 +263,14 @@ func caseGrad(d *caseData, logits, g []float64, bceWeight float64) {
 		}
 		g[i] = gi
 	}
+}
+
+// logSigmoid is log σ(x), stable for large |x|.
+func logSigmoid(x float64) float64 {
+	if x >= 0 {
+		return -math.Log1p(math.Exp(-x))
+	}
+	return x - math.Log1p(math.Exp(x))
 }
 
 // standardise returns the mean and standard deviation of every feature over the rows.

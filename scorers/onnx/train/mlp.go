@@ -18,8 +18,9 @@ type Model struct {
 	Experts   []Expert  // one per linefeat.Kinds
 }
 
-// Expert is one kind's MLP plus a linear skip term on the standardised heuristic score, so
-// training starts from the heuristic's ranking and the MLP learns corrections to it.
+// Expert is one kind's MLP plus a linear skip term on the standardised logit of the heuristic
+// score: training starts from the heuristic's own scores (σ(logit h) = h) and the MLP learns
+// corrections to them.
 type Expert struct {
 	W1   []float32 // F×Hidden, row-major
 	B1   []float32 // Hidden
@@ -31,7 +32,7 @@ type Expert struct {
 // heuristicColumn is the feature the skip term reads.
 var heuristicColumn = func() int {
 	for i, n := range linefeat.Names {
-		if n == "heuristic" {
+		if n == "heuristic_logit" {
 			return i
 		}
 	}

@@ -18,7 +18,8 @@ type Options struct {
 	Config Config
 	// Folds is the number of cross-validation folds; 0 or 1 skips cross-validation.
 	Folds int
-	// Tokens counts tokens for the cross-validation bench (package tokenizer's Encoder).
+	// Tokens counts tokens for line costs in the loss and for the cross-validation bench
+	// (package tokenizer's Encoder); without it a line costs len/4+1.
 	Tokens engine.TokenCounter
 	// Baselines are compared with the model in cross-validation, resolved in Registry.
 	Baselines []string
@@ -67,7 +68,7 @@ func Run(ctx context.Context, cases []benchmarks.Case, opts Options) (*Result, e
 		}
 	}
 	start := time.Now()
-	data, err := sampleAll(ctx, cases, &cfg)
+	data, err := sampleAll(ctx, cases, &cfg, opts.Tokens)
 	if err != nil {
 		return nil, fmt.Errorf("train: features: %w", err)
 	}
