@@ -128,3 +128,26 @@ func TestCountConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestCountLine(t *testing.T) {
+	lines := []string{"", " ", "x := 1", "\tif x {", "}", "  ", "a;", "a\r", "// c", "/x", "日本", "bad \xff", "two\nlines", "x'"}
+	for _, name := range encodingNames {
+		e := loadT(t, name)
+		for _, l := range lines {
+			t.Run(name+"/"+l, func(t *testing.T) {
+				assert.Equal(t, refCount(t, name, l+"\n"), e.CountLine(l))
+				assert.Equal(t, refCount(t, name, l), e.Count(l), "shares the entry")
+			})
+		}
+		// Lines that all start with a non-blank rune add up to the text (a blank line
+		// would not: "\n\n" is one token).
+		text := "package main\nfunc f() {\n\treturn\n}\n"
+		sum := 0
+		for _, l := range strings.SplitAfter(text, "\n") {
+			if l != "" {
+				sum += e.CountLine(strings.TrimSuffix(l, "\n"))
+			}
+		}
+		assert.Equal(t, e.Count(text), sum, name)
+	}
+}
