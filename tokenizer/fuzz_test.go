@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// FuzzCount checks Count against tiktoken-go for both encodings, cold and warm,
-// and the one-pass count of x and x+"\n". Seeds: the known-count table and
+// FuzzCount checks Count and CountLine against tiktoken-go for both encodings,
+// cold and warm, and the one-pass count of x and x+"\n". Seeds: the known-count table and
 // testdata/seeds (code, logs with ANSI escapes and \r, unicode, invalid UTF-8 and
 // NUL bytes, contractions, whitespace kinds).
 func FuzzCount(f *testing.F) {
@@ -30,6 +30,7 @@ func FuzzCount(f *testing.F) {
 			want := refCount(t, e.name, s)
 			require.Equal(t, want, e.Count(s), "%s cold", e.name)
 			require.Equal(t, want, e.Count(s), "%s warm", e.name)
+			require.Equal(t, refCount(t, e.name, s+"\n"), e.CountLine(s), "%s line", e.name)
 			valid := string([]rune(s))
 			n, nl := e.countPair(valid)
 			require.Equal(t, e.countPlain(valid), n, "%s pair", e.name)
