@@ -13,19 +13,8 @@ const (
 	smallPiece = 64
 )
 
-// mergeCount returns the number of tokens piece becomes. Every single byte is a
-// token in both encodings.
-func mergeCount(piece string, ranks *rankTable) int {
-	if len(piece) <= 1 {
-		return len(piece)
-	}
-	if ranks.rank(piece) != noRank {
-		return 1
-	}
-	return mergeUncached(piece, ranks)
-}
-
-// mergeUncached merges a piece of 2 bytes or more that is not itself a token.
+// mergeUncached returns the number of tokens a piece of 2 bytes or more that is
+// not itself a token becomes. Every single byte is a token in both encodings.
 func mergeUncached(piece string, ranks *rankTable) int {
 	if len(piece) <= smallPiece {
 		return mergeSmall(piece, ranks)
