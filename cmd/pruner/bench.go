@@ -84,9 +84,23 @@ Flags:
 	if err != nil {
 		return usagef("--budgets: %v", err)
 	}
+	for _, b := range budgetList {
+		if !(b > 0 && b <= 1) {
+			return usagef("--budgets: %v is outside (0, 1]", b)
+		}
+	}
 	var modeList []benchmarks.Mode
 	for _, m := range benchList(*modes) {
+		if m != string(benchmarks.ModeBudget) && m != string(benchmarks.ModeNatural) {
+			return usagef("--modes: unknown mode %q (want budget and/or natural)", m)
+		}
 		modeList = append(modeList, benchmarks.Mode(m))
+	}
+	if len(modeList) == 0 {
+		return usagef("--modes: empty")
+	}
+	if a := benchmarks.Accounting(*accounting); a != benchmarks.AccountingEngine && a != benchmarks.AccountingLines {
+		return usagef("--accounting must be engine or lines, got %q", *accounting)
 	}
 	var re *regexp.Regexp
 	if *filter != "" {
@@ -96,6 +110,26 @@ Flags:
 	}
 	if *parallel < 1 {
 		return usagef("--parallel must be >= 1, got %d", *parallel)
+	}
+
+	tok, err := tokenizer.Load(cfg.encoding)
+	if err != nil {
+		return usagef("--encoding: %v", err)
+	}
+	reg, err := benchRegistry(&cfg)
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	names := benchList(*scorers)
+	if len(names) == 0 {
+		names = defaultBenchScorers(reg)
+	}
+	for _, n := range names {
+		// Resolve before the run so a typo fails fast rather than after loading every case.
+		if _, err := reg.Get(ctx, n); err != nil {
+			return usagef("--scorers: %v (see 'pruner scorers')", err)
+		}
 	}
 
 	files := data
@@ -117,20 +151,6 @@ Flags:
 	cases = benchmarks.Select(cases, re, *limit)
 	if len(cases) == 0 {
 		return errors.New("no cases selected (check --data, --filter, --limit)")
-	}
-
-	tok, err := tokenizer.Load(cfg.encoding)
-	if err != nil {
-		return usagef("--encoding: %v", err)
-	}
-	reg, err := benchRegistry(&cfg)
-	if err != nil {
-		return err
-	}
-	defer reg.Close()
-	names := benchList(*scorers)
-	if len(names) == 0 {
-		names = defaultBenchScorers(reg)
 	}
 
 	load := benchmarks.LoadAverage()
