@@ -6,7 +6,7 @@
 // compares against (head, tail, head_tail, random, grep, bm25) and mines bug-fix commits of a
 // git repository into cases (BuildCommits).
 //
-// It imports engine, tokenizer and the standard library only; it must not import server,
-// plugins, cmd or any concrete scorer package: scorers reach it through an engine.Registry
-// built by the caller.
+// It imports engine and the standard library only (its tests also use tokenizer); it must
+// not import server, plugins, cmd or any concrete scorer package: scorers reach it through an
+// engine.Registry built by the caller, and tokens through an engine.TokenCounter.
 package benchmarks
