@@ -117,7 +117,7 @@ func leadingWord(l string) string {
 
 func protectLogs(lines []string, prot []uint8) {
 	for i, l := range lines {
-		if len(l) > 4096 || !reLogFailure.MatchString(l) {
+		if len(l) > 4096 || !hasFailureWord(l) {
 			continue
 		}
 		for j := max(0, i-1); j <= min(len(lines)-1, i+1); j++ {
@@ -185,4 +185,62 @@ func isRSTRule(l string) bool {
 		return false
 	}
 	return strings.Count(t, t[:1]) == len(t)
+}
+
+// hasFailureWord is reLogFailure without the regexp engine: a case-insensitive scan for
+// error, exception, traceback, fatal, panic (each after a word boundary), failed, failure
+// and fail (whole words). Logs are long and this runs on every line, so it matters.
+func hasFailureWord(l string) bool {
+	for i := 0; i < len(l); i++ {
+		c := l[i] | 0x20
+		if c != 'e' && c != 't' && c != 'f' && c != 'p' {
+			continue
+		}
+		boundaryBefore := i == 0 || !isASCIIWord(l[i-1])
+		rest := l[i:]
+		switch c {
+		case 'e':
+			if boundaryBefore && (hasPrefixFold(rest, "error") || hasPrefixFold(rest, "exception")) {
+				return true
+			}
+		case 't':
+			if hasPrefixFold(rest, "traceback") {
+				return true
+			}
+		case 'p':
+			if boundaryBefore && hasPrefixFold(rest, "panic") {
+				return true
+			}
+		case 'f':
+			if !boundaryBefore {
+				continue
+			}
+			if hasPrefixFold(rest, "fatal") {
+				return true
+			}
+			for _, w := range [...]string{"failed", "failure", "fail"} {
+				if hasPrefixFold(rest, w) && (len(rest) == len(w) || !isASCIIWord(rest[len(w)])) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func isASCIIWord(c byte) bool {
+	return c == '_' || (c >= '0' && c <= '9') || (c|0x20 >= 'a' && c|0x20 <= 'z')
+}
+
+// hasPrefixFold reports whether s starts with the lowercase ASCII word w, ignoring case.
+func hasPrefixFold(s, w string) bool {
+	if len(s) < len(w) {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if s[i]|0x20 != w[i] {
+			return false
+		}
+	}
+	return true
 }

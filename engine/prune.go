@@ -17,6 +17,12 @@ type TokenCounter interface {
 	Count(s string) int
 }
 
+// LineCounter is an optional TokenCounter ability: the exact count of line+"\n" without
+// building that string. The engine prices lines with it when present.
+type LineCounter interface {
+	CountLine(line string) int
+}
+
 // DefaultMaxInputChars is the seed's input limit (MCP_PRUNER_MAX_INPUT_CHARS).
 const DefaultMaxInputChars = 2_000_000
 
@@ -280,8 +286,14 @@ func (e *Engine) selectAndRender(ls lineSet, lines []string, req *Request, resp 
 	o := req.Options
 	prot, joinPrev := protect(lines, req.SourceType)
 	lineCost := make([]int, n)
+	lc, exactLines := e.tokens.(LineCounter)
 	for i, l := range ls.raw {
-		c := e.tokens.Count(l) + 1 // the newline
+		var c int
+		if exactLines {
+			c = lc.CountLine(l)
+		} else {
+			c = e.tokens.Count(l) + 1 // the newline, as its own token
+		}
 		if o.AnnotateLines {
 			c += prefixCost(i+1, l)
 		}
