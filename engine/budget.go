@@ -10,7 +10,28 @@ import (
 // plus the marker it opens or minus the marker it closes. Keeping a unit changes only its
 // neighbours' costs, so those are re-queued with fresh priorities.
 func (s *selection) budgetSelect(candidates []int) {
+	s.greedy(candidates, false)
+}
+
+// restoreTo keeps more units, best value per token first (closing gaps first, since that
+// removes a marker), until at least minKept lines are kept: the hard constraints met with
+// as few extra markers as the scores allow.
+func (s *selection) restoreTo(candidates []int) {
+	s.greedy(candidates, true)
+}
+
+// greedy is the value-per-token loop shared by budget filling (stop when nothing fits) and
+// constraint restoration (ignore the budget and the threshold, stop at minKept lines).
+func (s *selection) greedy(candidates []int, restore bool) {
 	total := s.estimate()
+	kept := s.keptLines()
+	if restore && kept >= s.minKept {
+		return
+	}
+	eligible := s.candidate
+	if restore {
+		eligible = func(u int) bool { return !s.keep[s.units[u].start] }
+	}
 	pq := &unitQueue{}
 	stamp := make([]int, len(s.units))
 	push := func(u int) {
@@ -18,7 +39,7 @@ func (s *selection) budgetSelect(candidates []int) {
 		heap.Push(pq, queued{unit: u, prio: s.priority(u), stamp: stamp[u]})
 	}
 	for _, u := range candidates {
-		if s.candidate(u) {
+		if eligible(u) {
 			push(u)
 		}
 	}
@@ -30,13 +51,17 @@ func (s *selection) budgetSelect(candidates []int) {
 		}
 		sp := s.units[u]
 		delta := sp.cost + s.markerDelta(u)*s.markerCost
-		if total+delta > s.budget {
+		if !restore && total+delta > s.budget {
 			continue
 		}
 		s.setUnit(u, true)
 		total += delta
+		kept += sp.end - sp.start
+		if restore && kept >= s.minKept {
+			return
+		}
 		for _, nb := range [...]int{u - 1, u + 1} {
-			if nb >= 0 && nb < len(s.units) && !s.keep[s.units[nb].start] && s.candidate(nb) {
+			if nb >= 0 && nb < len(s.units) && !s.keep[s.units[nb].start] && eligible(nb) {
 				push(nb)
 			}
 		}

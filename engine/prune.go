@@ -191,7 +191,12 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 		return e.fallback(id, req.Text, start, tokensBefore, warn), nil
 	}
 
+	// A budget says how much to keep; the scorer's threshold would only starve it, so with a
+	// budget and no explicit threshold every line is a candidate, best first.
 	threshold := ThresholdOf(scorer)
+	if req.TokenBudget > 0 {
+		threshold = 0
+	}
 	if req.Threshold != nil {
 		threshold = *req.Threshold
 	}

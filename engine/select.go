@@ -131,17 +131,8 @@ func (s *selection) run() (protectedCut bool) {
 			s.fillCheapGaps()
 		}
 	}
-	// Hard constraints: restore the best-scored cut units until enough lines are kept.
-	kept := s.keptLines()
-	for _, u := range order {
-		if kept >= s.minKept {
-			break
-		}
-		if !s.keep[s.units[u].start] {
-			s.setUnit(u, true)
-			kept += s.units[u].end - s.units[u].start
-		}
-	}
+	// Hard constraints: restore cut units until enough lines are kept.
+	s.restoreTo(order)
 	s.fillCheapGaps()
 	for _, sp := range s.units {
 		if sp.prot == protRule && !s.keep[sp.start] {

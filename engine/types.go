@@ -59,7 +59,8 @@ type Request struct {
 	Language string
 	// Scorer names a registered scorer; empty means the engine's default.
 	Scorer string
-	// Threshold overrides the scorer's default keep threshold when non-nil.
+	// Threshold overrides the scorer's default keep threshold when non-nil. With a
+	// TokenBudget and no Threshold, every line is a candidate and the budget decides.
 	Threshold *float64
 	// TokenBudget, when > 0, caps the tokens of PrunedText (best effort against protected
 	// lines and the hard constraints, with warning WarnTokenBudgetExceeded).

@@ -16,7 +16,7 @@ import (
 
 // Threshold is the default keep threshold. Scores are calibrated so that it means "a line
 // of a block that clearly matches the goal, or a line that matches it itself".
-const Threshold = 0.3
+const Threshold = 0.5
 
 // Scorer is the heuristic scorer. It is stateless and safe for concurrent use.
 type Scorer struct{}
