@@ -3,7 +3,6 @@ package heuristic
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // A term is a lowercased word: an identifier part (camelCase and snake_case split) or a whole
@@ -23,6 +22,23 @@ func hashString(s string) termHash {
 		h *= fnvPrime
 	}
 	return termHash(h)
+}
+
+// splitBefore reports whether a new identifier part starts at id[k] (id[k-1] being in the
+// current part): lower→upper ("getName"), the last capital of an acronym ("HTTPServer"),
+// and letter↔digit boundaries ("utf8Decode").
+func splitBefore(id string, k int) bool {
+	c, p := id[k], id[k-1]
+	isDigit := func(b byte) bool { return b >= '0' && b <= '9' }
+	isUpper := func(b byte) bool { return b >= 'A' && b <= 'Z' }
+	isLower := func(b byte) bool { return b >= 'a' && b <= 'z' }
+	switch {
+	case isUpper(c):
+		return isLower(p) || isDigit(p) || (isUpper(p) && k+1 < len(id) && isLower(id[k+1]))
+	case isDigit(c):
+		return !isDigit(p)
+	}
+	return isDigit(p)
 }
 
 // wordBytes marks the bytes identifiers are made of (ASCII letters, digits, '_' and every
@@ -80,17 +96,7 @@ func appendIdent(dst []termHash, id string) []termHash {
 			continue
 		}
 		if partLen > 0 {
-			p := id[k-1]
-			split := false
-			switch {
-			case c >= 'A' && c <= 'Z':
-				split = (p >= 'a' && p <= 'z') || (p >= 'A' && p <= 'Z' && k+1 < len(id) && id[k+1] >= 'a' && id[k+1] <= 'z') || (p >= '0' && p <= '9')
-			case c >= '0' && c <= '9':
-				split = !(p >= '0' && p <= '9')
-			default:
-				split = p >= '0' && p <= '9'
-			}
-			if split {
+			if splitBefore(id, k) {
 				if partLen >= 2 {
 					dst = append(dst, termHash(part))
 					parts++
@@ -113,69 +119,6 @@ func appendIdent(dst []termHash, id string) []termHash {
 	return dst
 }
 
-// scanTerms calls emit for every term of s: each identifier part (lowercased, 2+ bytes) and,
-// when the identifier has several parts, the whole identifier lowercased without
-// separators, flagged whole. It allocates nothing.
-func scanTerms(s string, emit func(h termHash, whole bool)) {
-	n := len(s)
-	for i := 0; i < n; {
-		if !isWordByte(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < n && isWordByte(s[j]) {
-			j++
-		}
-		scanIdent(s[i:j], emit)
-		i = j
-	}
-}
-
-// scanIdent splits one identifier into parts at '_', lower→upper, letter↔digit boundaries
-// and the last capital of an acronym ("HTTPServer" → http, server).
-func scanIdent(id string, emit func(h termHash, whole bool)) {
-	whole := uint64(fnvOffset)
-	part := uint64(fnvOffset)
-	partLen, parts := 0, 0
-	flush := func() {
-		if partLen >= 2 {
-			emit(termHash(part), false)
-			parts++
-		}
-		part, partLen = fnvOffset, 0
-	}
-	for k := 0; k < len(id); k++ {
-		c := id[k]
-		if c == '_' {
-			flush()
-			continue
-		}
-		if k > 0 && partLen > 0 {
-			p := id[k-1]
-			upper := c >= 'A' && c <= 'Z'
-			switch {
-			case upper && p >= 'a' && p <= 'z':
-				flush()
-			case upper && p >= 'A' && p <= 'Z' && k+1 < len(id) && id[k+1] >= 'a' && id[k+1] <= 'z':
-				flush()
-			case (c >= '0' && c <= '9') != (p >= '0' && p <= '9') && p != '_':
-				flush()
-			}
-		}
-		lc := uint64(lower(c))
-		part ^= lc
-		part *= fnvPrime
-		whole ^= lc
-		whole *= fnvPrime
-		partLen++
-	}
-	flush()
-	if parts > 1 {
-		emit(termHash(whole), true)
-	}
-}
-
 // identParts returns the lowercase parts of an identifier and its joined form, for goal
 // analysis (which may allocate: goals are short).
 func identParts(id string) (parts []string, joined string) {
@@ -193,17 +136,8 @@ func identParts(id string) (parts []string, joined string) {
 			flush()
 			continue
 		}
-		if k > 0 && cur.Len() > 0 {
-			p := id[k-1]
-			upper := c >= 'A' && c <= 'Z'
-			switch {
-			case upper && p >= 'a' && p <= 'z':
-				flush()
-			case upper && p >= 'A' && p <= 'Z' && k+1 < len(id) && id[k+1] >= 'a' && id[k+1] <= 'z':
-				flush()
-			case (c >= '0' && c <= '9') != (p >= '0' && p <= '9') && p != '_':
-				flush()
-			}
+		if cur.Len() > 0 && splitBefore(id, k) {
+			flush()
 		}
 		cur.WriteByte(lower(c))
 		all.WriteByte(lower(c))
@@ -275,10 +209,4 @@ func isASCIIAlpha(s string) bool {
 		}
 	}
 	return true
-}
-
-// firstRune is the first rune of s (utf8.RuneError for "").
-func firstRune(s string) rune {
-	r, _ := utf8.DecodeRuneInString(s)
-	return r
 }
