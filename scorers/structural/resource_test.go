@@ -115,12 +115,32 @@ func BenchmarkScore(b *testing.B) {
 			b.Run(fmt.Sprintf("lang=%s/lines=%d", lang, n), func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(bytes))
+				cpu0 := processCPU()
 				for b.Loop() {
 					if _, err := s.Score(context.Background(), req); err != nil {
 						b.Fatal(err)
 					}
 				}
+				// CPU per op (all threads, GC included): wall time on the shared machine
+				// mostly measures its load.
+				b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 			})
 		}
+	}
+}
+
+// TestCancelAfterScore checks that cancelling a request's context after Score returned
+// cannot spoil the pooled parser for the next request (the bindings' cancellation watcher
+// used to set the flag late, and the next parse failed with parse_failed).
+func TestCancelAfterScore(t *testing.T) {
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	lines := synthFile("go", 200)
+	for i := range 300 {
+		ctx, cancel := context.WithCancel(t.Context())
+		resp, err := s.Score(ctx, &engine.ScoreRequest{Lines: lines, Goal: "handle7 field too long", SourceType: engine.SourceCode, Path: "f.go"})
+		cancel()
+		require.NoError(t, err)
+		require.Empty(t, resp.Warnings, "request %d", i)
 	}
 }

@@ -12,6 +12,7 @@ package structural
 import (
 	"context"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
@@ -99,18 +100,24 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 	if name == "" {
 		return s.deferTo(ctx, req, WarnUnknownLanguage)
 	}
+	// The heuristic's scores are half of every code score, and they choose what a long
+	// file's windowed parse covers.
+	h, err := s.fallback.Score(ctx, req)
+	if err != nil {
+		return nil, err
+	}
 	var o *outline
 	if name == langRST {
 		o = rstOutline(req.Lines)
 	} else {
 		var warn string
-		var err error
-		o, warn, err = s.parse(ctx, s.langs.byName[name], req.Lines)
+		o, warn, err = s.outline(ctx, s.langs.byName[name], req.Lines, h.Scores)
 		if err != nil {
 			return nil, err
 		}
 		if warn != "" {
-			return s.deferTo(ctx, req, warn)
+			h.Warnings = append(h.Warnings, warn)
+			return h, nil
 		}
 	}
 	q := heuristic.ParseGoal(req.Goal)
@@ -119,10 +126,6 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 		return nil, err
 	}
 	scores := scoreOutline(req.Lines, o, a, q)
-	h, err := s.fallback.Score(ctx, req)
-	if err != nil {
-		return nil, err
-	}
 	if req.SourceType == engine.SourceDocs {
 		for i := range scores {
 			scores[i] = docsBlend*h.Scores[i] + (1-docsBlend)*scores[i]
@@ -131,6 +134,35 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 		blendCode(scores, h.Scores, o)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
+}
+
+// outline parses lines in language l: whole up to parseLines, else in windows around the
+// best lines of h. A window with too many syntax errors contributes no units; the warning
+// is returned only when no window could be used.
+func (s *Scorer) outline(ctx context.Context, l *lang, lines []string, h []float64) (*outline, string, error) {
+	if len(lines) <= parseLines {
+		return s.parse(ctx, l, lines)
+	}
+	out := &outline{}
+	warn := WarnSyntaxErrors
+	for _, w := range chooseWindows(lines, h, parseLines) {
+		o, wwarn, err := s.parse(ctx, l, dedent(lines[w.start:w.end]))
+		if err != nil {
+			return nil, "", err
+		}
+		switch wwarn {
+		case "":
+			warn = ""
+			o.shift(w.start, len(out.units))
+			out.units = append(out.units, o.units...)
+		case WarnParseFailed:
+			return nil, wwarn, nil
+		}
+	}
+	if warn != "" {
+		return nil, warn, nil
+	}
+	return out, "", nil
 }
 
 // deferTo scores with the heuristic scorer and reports why.
@@ -146,17 +178,38 @@ func (s *Scorer) deferTo(ctx context.Context, req *engine.ScoreRequest, warn str
 // parse builds the outline of lines in language l. The parser and tree are freed before it
 // returns: the bindings' finalizers do not free C memory reliably.
 func (s *Scorer) parse(ctx context.Context, l *lang, lines []string) (*outline, string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
 	src := []byte(strings.Join(lines, "\n"))
 	p := l.getParser()
-	tree, err := p.ParseCtx(ctx, nil, src)
+	// The bindings watch a cancellable context from a goroutine that may set the parser's
+	// cancellation flag after the parse has returned (when the caller cancels later), and
+	// the next parse on that pooled parser then fails at once. So the deadline bounds the
+	// parse through tree-sitter's own timeout, and the bindings get a context that is never
+	// cancelled. (Parses are bounded to parseLines, a few milliseconds; a cancellation
+	// without a deadline is seen right after.)
+	limit := 0
+	if d, ok := ctx.Deadline(); ok {
+		limit = max(1, int(time.Until(d).Microseconds()))
+	}
+	p.SetOperationLimit(limit)
+	tree, err := p.ParseCtx(context.WithoutCancel(ctx), nil, src)
 	if err != nil || tree == nil {
-		// A cancelled parse leaves the parser reusable (the bindings reset its flag), but a
-		// failed one may not be: do not pool it.
+		// A halted parser keeps its state to resume; do not pool it.
 		p.Close()
-		if ctx.Err() != nil {
-			return nil, "", ctx.Err()
+		if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+			return nil, "", context.DeadlineExceeded
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
 		}
 		return nil, WarnParseFailed, nil
+	}
+	if err := ctx.Err(); err != nil {
+		tree.Close()
+		l.putParser(p)
+		return nil, "", err
 	}
 	defer l.putParser(p)
 	defer tree.Close()
