@@ -89,7 +89,7 @@ func scoreLogs(lines []string, a *Analysis, fail []float64) []float64 {
 			nearLast = math.Exp(-d / 40)
 		}
 		out[i] = 0.45*fail[i]*(0.5+0.5*pos) + 0.2*a.Lex[i]/zl + 0.2*tail + 0.15*nearLast
-		if isLogNoise(lines[i]) {
+		if fail[i] > 0 && isLogNoise(lines[i]) { // only failure words can be false alarms
 			out[i] *= 0.3
 		}
 	}

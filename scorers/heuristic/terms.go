@@ -26,20 +26,38 @@ func hashString(s string) termHash {
 
 // splitBefore reports whether a new identifier part starts at id[k] (id[k-1] being in the
 // current part): lower→upper ("getName"), the last capital of an acronym ("HTTPServer"),
-// and letter↔digit boundaries ("utf8Decode").
+// and letter↔digit boundaries ("utf8Decode"). Table-driven: it runs on every byte of
+// every identifier.
 func splitBefore(id string, k int) bool {
-	c, p := id[k], id[k-1]
-	isDigit := func(b byte) bool { return b >= '0' && b <= '9' }
-	isUpper := func(b byte) bool { return b >= 'A' && b <= 'Z' }
-	isLower := func(b byte) bool { return b >= 'a' && b <= 'z' }
-	switch {
-	case isUpper(c):
-		return isLower(p) || isDigit(p) || (isUpper(p) && k+1 < len(id) && isLower(id[k+1]))
-	case isDigit(c):
-		return !isDigit(p)
+	c, p := byteClass[id[k]], byteClass[id[k-1]]
+	switch c {
+	case clsUpper:
+		return p == clsLower || p == clsDigit || (p == clsUpper && k+1 < len(id) && byteClass[id[k+1]] == clsLower)
+	case clsDigit:
+		return p != clsDigit
 	}
-	return isDigit(p)
+	return p == clsDigit
 }
+
+const (
+	clsOther = iota
+	clsLower
+	clsUpper
+	clsDigit
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = clsLower
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = clsUpper
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = clsDigit
+	}
+	return t
+}()
 
 // wordBytes marks the bytes identifiers are made of (ASCII letters, digits, '_' and every
 // byte of a multi-byte UTF-8 character).
@@ -82,7 +100,6 @@ func appendTerms(dst []termHash, s string) []termHash {
 
 // appendIdent appends an identifier's parts and, when it has several, its whole form.
 func appendIdent(dst []termHash, id string) []termHash {
-	whole := uint64(fnvOffset)
 	part := uint64(fnvOffset)
 	partLen, parts := 0, 0
 	for k := 0; k < len(id); k++ {
@@ -95,18 +112,14 @@ func appendIdent(dst []termHash, id string) []termHash {
 			part, partLen = fnvOffset, 0
 			continue
 		}
-		if partLen > 0 {
-			if splitBefore(id, k) {
-				if partLen >= 2 {
-					dst = append(dst, termHash(part))
-					parts++
-				}
-				part, partLen = fnvOffset, 0
+		if partLen > 0 && splitBefore(id, k) {
+			if partLen >= 2 {
+				dst = append(dst, termHash(part))
+				parts++
 			}
+			part, partLen = fnvOffset, 0
 		}
-		lc := uint64(lower(c))
-		part = (part ^ lc) * fnvPrime
-		whole = (whole ^ lc) * fnvPrime
+		part = (part ^ uint64(lower(c))) * fnvPrime
 		partLen++
 	}
 	if partLen >= 2 {
@@ -114,6 +127,13 @@ func appendIdent(dst []termHash, id string) []termHash {
 		parts++
 	}
 	if parts > 1 {
+		// Most identifiers are one part; hash the whole form only for the others.
+		whole := uint64(fnvOffset)
+		for k := 0; k < len(id); k++ {
+			if id[k] != '_' {
+				whole = (whole ^ uint64(lower(id[k]))) * fnvPrime
+			}
+		}
 		dst = append(dst, termHash(whole))
 	}
 	return dst
