@@ -41,6 +41,13 @@ func (*Scorer) Describe() engine.ScorerInfo {
 
 // Score implements engine.Scorer.
 func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+	resp, _, err := s.ScoreWithAnalysis(ctx, req)
+	return resp, err
+}
+
+// ScoreWithAnalysis is Score that also returns the Analysis it built, so a scorer that
+// builds on the heuristic (structural) does not analyse the goal and the lines twice.
+func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, *Analysis, error) {
 	q := ParseGoal(req.Goal)
 	var a *Analysis
 	var fail []float64
@@ -51,7 +58,7 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 		a = Analyze(req.Lines, q)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var scores []float64
 	switch req.SourceType {
@@ -62,7 +69,7 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 	default:
 		scores = scoreCode(req.Lines, a)
 	}
-	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
+	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, a, nil
 }
 
 // weights balance a line's own match against its block's for a source type.

@@ -50,7 +50,7 @@ const (
 // Scorer is the structural scorer. It is safe for concurrent use; Close frees its parsers.
 type Scorer struct {
 	langs    *languages
-	fallback engine.Scorer
+	fallback *heuristic.Scorer
 }
 
 var (
@@ -106,10 +106,11 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 	}
 	// The heuristic's scores are half of every code score, and they choose what a long
 	// file's windowed parse covers.
-	h, err := s.fallback.Score(ctx, req)
+	h, a, err := s.fallback.ScoreWithAnalysis(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	q := a.Query
 	var o *outline
 	if name == langRST {
 		o = rstOutline(req.Lines)
@@ -124,8 +125,6 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 			return h, nil
 		}
 	}
-	q := heuristic.ParseGoal(req.Goal)
-	a := heuristic.Analyze(req.Lines, q)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

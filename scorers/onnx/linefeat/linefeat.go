@@ -20,7 +20,7 @@ import (
 
 // Version names the feature set. A model's manifest records the version it was trained on;
 // a scorer refuses a model whose version it does not compute.
-const Version = "linefeat-v3"
+const Version = "linefeat-v4"
 
 // Names lists the features in column order, documented in models/README.md. Changing the
 // list (or what a feature means) requires a new Version and a retrain.
@@ -63,7 +63,7 @@ var Names = []string{
 	"lang_rst",          // reStructuredText path or language
 	"rst_directive",     // reStructuredText directive (".. function::") or Markdown heading
 	"in_directive",      // inside the body of a directive: exp(-distance to it / 20)
-	"heuristic_logit",   // log(h / (1 - h)) of the heuristic score h clipped to [1e-4, 1 - 1e-4]
+	"heuristic_logit",   // log(h / (1 - h)) of the heuristic score h; ±1e4 for h = 0 or 1, so σ of it is h exactly
 }
 
 // KindColumns are the columns of the source-kind one-hot, in the order of Kinds; exactly one
@@ -433,7 +433,15 @@ func leadOf(l string) leading {
 	return leading{decl: declWords[w], imp: importWords[w]}
 }
 
+// logit inverts the sigmoid. Scores of exactly 0 or 1 map to ∓1e4, whose sigmoid is exactly
+// 0 or 1 in float32 and float64, so a model passing the logit through returns the heuristic's
+// scores unchanged, ties and zeros included (the engine orders zero-scored lines by position).
 func logit(p float64) float64 {
-	p = min(1-1e-4, max(1e-4, p))
+	switch {
+	case p <= 0:
+		return -1e4
+	case p >= 1:
+		return 1e4
+	}
 	return math.Log(p / (1 - p))
 }

@@ -100,9 +100,10 @@ func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stre
 	for i := range w2 {
 		w2[i] = 0.01 * rng.NormFloat64() * math.Sqrt(1/float64(H))
 	}
-	// Start from the heuristic: logit = heuristic_logit exactly, so σ(logit) = h.
-	params[F*H+2*H] = float64(m.Std[heuristicColumn])
-	params[len(params)-1] = float64(m.Mean[heuristicColumn])
+	// Start from the heuristic: logit = heuristic_logit exactly (that column is not
+	// standardised), so σ(logit) = h. The MLP never reads that column: its ±1e4 would swamp it.
+	params[F*H+2*H] = 1
+	clear(w1[heuristicColumn*H : (heuristicColumn+1)*H])
 	if len(data) == 0 {
 		// Untrained: exactly the heuristic, σ(heuristic_logit) = h.
 		clear(w1)
@@ -154,6 +155,9 @@ func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stre
 			step++
 			lr := cfg.LearningRate * (0.1 + 0.9*0.5*(1+math.Cos(math.Pi*float64(step)/float64(steps))))
 			for i := range params {
+				if i >= heuristicColumn*H && i < (heuristicColumn+1)*H {
+					continue // W1's heuristic_logit row stays zero
+				}
 				gi := grad[i]
 				if i < F*H || (i >= F*H+H && i < F*H+2*H) {
 					gi += cfg.L2 * params[i]
@@ -296,6 +300,9 @@ func standardise(data []*caseData, F int) (mean, std []float32) {
 		std[k] = 1
 		if v > 1e-8 {
 			std[k] = float32(math.Sqrt(v))
+		}
+		if k == heuristicColumn {
+			mean[k], std[k] = 0, 1 // read by the skip term only, as is
 		}
 	}
 	return mean, std
