@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"container/heap"
-	"math"
-)
+import "math"
 
 // budgetSelect fills the token budget by value per token: a unit's value is its score raised
 // to scorePower (so the ranking stays dominated by relevance) and its cost is its tokens
@@ -32,22 +29,19 @@ func (s *selection) greedy(candidates []int, restore bool) {
 	if restore {
 		eligible = func(u int) bool { return !s.keep[s.units[u].start] }
 	}
-	pq := &unitQueue{}
-	stamp := make([]int, len(s.units))
-	push := func(u int) {
-		stamp[u]++
-		heap.Push(pq, queued{unit: u, prio: s.priority(u), stamp: stamp[u]})
-	}
+	stamp := make([]int32, len(s.units))
+	q := make(unitQueue, 0, len(candidates))
 	for _, u := range candidates {
 		if eligible(u) {
-			push(u)
+			q = append(q, queued{unit: u, prio: s.priority(u)})
 		}
 	}
-	for pq.Len() > 0 {
-		q := heap.Pop(pq).(queued)
-		u := q.unit
-		if q.stamp != stamp[u] || s.keep[s.units[u].start] {
-			continue
+	q.init()
+	for len(q) > 0 {
+		top := q.pop()
+		u := top.unit
+		if top.stamp != stamp[u] || s.keep[s.units[u].start] {
+			continue // superseded by a fresher entry, or kept meanwhile
 		}
 		sp := s.units[u]
 		delta := sp.cost + s.markerDelta(u)*s.markerCost
@@ -62,7 +56,8 @@ func (s *selection) greedy(candidates []int, restore bool) {
 		}
 		for _, nb := range [...]int{u - 1, u + 1} {
 			if nb >= 0 && nb < len(s.units) && !s.keep[s.units[nb].start] && eligible(nb) {
-				push(nb)
+				stamp[nb]++
+				q.push(queued{unit: nb, prio: s.priority(nb), stamp: stamp[nb]})
 			}
 		}
 	}
@@ -80,7 +75,7 @@ func (s *selection) candidate(u int) bool {
 func (s *selection) priority(u int) float64 {
 	sp := s.units[u]
 	cost := sp.cost + s.markerDelta(u)*s.markerCost
-	v := math.Pow(sp.score, scorePower)
+	v := sp.score * sp.score * sp.score // score^scorePower, without math.Pow in the hot loop
 	if cost <= 0 {
 		return math.Inf(1) // keeping it saves tokens
 	}
@@ -90,23 +85,64 @@ func (s *selection) priority(u int) float64 {
 type queued struct {
 	unit  int
 	prio  float64
-	stamp int
+	stamp int32
 }
 
+// unitQueue is a binary max-heap of queued units (highest priority, then lowest index, first),
+// typed rather than container/heap: it is the hot loop of selection.
 type unitQueue []queued
 
-func (q unitQueue) Len() int { return len(q) }
-func (q unitQueue) Less(i, j int) bool {
+func (q unitQueue) less(i, j int) bool {
 	if q[i].prio != q[j].prio {
 		return q[i].prio > q[j].prio
 	}
 	return q[i].unit < q[j].unit
 }
-func (q unitQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *unitQueue) Push(x any)   { *q = append(*q, x.(queued)) }
-func (q *unitQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
+
+func (q unitQueue) init() {
+	for i := len(q)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+}
+
+func (q *unitQueue) push(x queued) {
+	*q = append(*q, x)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (q *unitQueue) pop() queued {
+	h := *q
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	*q = h[:last]
+	q.down(0)
+	return top
+}
+
+func (q unitQueue) down(i int) {
+	n := len(q)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		best := l
+		if r := l + 1; r < n && q.less(r, l) {
+			best = r
+		}
+		if !q.less(best, i) {
+			return
+		}
+		q[i], q[best] = q[best], q[i]
+		i = best
+	}
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"math"
-	"sort"
 )
 
 // span is a unit of selection: lines [start, end) kept or cut together.
@@ -48,17 +47,6 @@ func newSelection(scores []float64, prot []uint8, joinPrev []bool, lineCost []in
 func minKeptFor(n int, o Options) int {
 	maxPruned := int(math.Floor(o.MaxPruneRatio*float64(n) + 1e-9))
 	return max(n-maxPruned, min(o.MinKeepLines, n))
-}
-
-// byPriority orders unit indexes best first: score, then position.
-func (s *selection) byPriority(idx []int) {
-	sort.SliceStable(idx, func(a, b int) bool {
-		ua, ub := s.units[idx[a]], s.units[idx[b]]
-		if ua.score != ub.score {
-			return ua.score > ub.score
-		}
-		return ua.start < ub.start
-	})
 }
 
 func (s *selection) setUnit(u int, keep bool) {
@@ -116,7 +104,6 @@ func (s *selection) run() (protectedCut bool) {
 		}
 		order = append(order, u)
 	}
-	s.byPriority(order)
 	if s.budget == 0 {
 		for _, u := range order {
 			if s.units[u].score >= s.threshold {

@@ -6,11 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+	"github.com/mcp-pruner/mcp-pruner/tokenizer"
 )
 
 func benchLines(b *testing.B, n int) []string {
@@ -44,6 +47,50 @@ func BenchmarkScore(b *testing.B) {
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					if _, err := s.Score(context.Background(), req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkPrune measures what a prune_text call costs with the default scorer for logs and
+// docs and the first stage of the code default: scoring, selection, rendering and exact
+// token stats. "seen" repeats one text (an agent re-reading a file: the token caches are
+// warm); "fresh" gives every iteration a text never seen before (each line made unique).
+func BenchmarkPrune(b *testing.B) {
+	tok, err := tokenizer.Load(tokenizer.CL100K)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := engine.NewRegistry()
+	reg.Register("heuristic", heuristic.New())
+	eng, err := engine.New(engine.Config{Registry: reg, Store: engine.NewMemoryStore(time.Minute, 1<<30, nil), Tokens: tok, MaxInputChars: 1 << 30})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{200, 1000, 10000, 100000} {
+		for _, mode := range []string{"seen", "fresh"} {
+			b.Run(fmt.Sprintf("lines=%d/text=%s", n, mode), func(b *testing.B) {
+				lines := benchLines(b, n)
+				text := strings.Join(lines, "\n") + "\n"
+				req := &engine.Request{Text: text, GoalHint: "Shutdown hangs when closeIdleConns never reports quiescent",
+					SourceType: engine.SourceCode, Options: engine.DefaultOptions()}
+				b.SetBytes(int64(len(text)))
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if mode == "fresh" {
+						b.StopTimer()
+						fresh := make([]string, len(lines))
+						for j, l := range lines {
+							fresh[j] = l + " // " + strconv.Itoa(i)
+						}
+						req.Text = strings.Join(fresh, "\n") + "\n"
+						b.StartTimer()
+					}
+					if _, err := eng.Prune(context.Background(), req); err != nil {
 						b.Fatal(err)
 					}
 				}
