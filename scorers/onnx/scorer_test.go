@@ -46,7 +46,7 @@ func tinyModel() *train.Model {
 		m.Std[k] = 1 + float32(k%3)*0.5
 	}
 	for e := range linefeat.Kinds {
-		ex := train.Expert{W1: make([]float32, F*H), B1: []float32{0.1, -0.2, 0.05}, W2: []float32{1.5, -0.7, 0.9}, B2: -0.3 + 0.1*float32(e), Skip: 0.7 - 0.2*float32(e)}
+		ex := train.Expert{W1: make([]float32, F*H), B1: []float32{0.1, -0.2, 0.05}, W2: []float32{1.5, -0.7, 0.9}, B2: -0.3 + 0.1*float32(e), Skip: 0.7 - 0.2*float32(e), Exact: float32(e % 2)}
 		for i := range ex.W1 {
 			ex.W1[i] = float32(math.Sin(float64(i+7*e))) * 0.8
 		}

@@ -63,7 +63,8 @@ var Names = []string{
 	"lang_rst",          // reStructuredText path or language
 	"rst_directive",     // reStructuredText directive (".. function::") or Markdown heading
 	"in_directive",      // inside the body of a directive: exp(-distance to it / 20)
-	"heuristic_logit",   // log(h / (1 - h)) of the heuristic score h; ±1e4 for h = 0 or 1, so σ of it is h exactly
+	"heuristic_logit",   // log(h / (1 - h)) of the heuristic score h clipped to [1e-4, 1 - 1e-4]
+	"heuristic_exact",   // the same unclipped, ±1e4 for h = 0 or 1: σ of it is h exactly (not for MLP input)
 }
 
 // KindColumns are the columns of the source-kind one-hot, in the order of Kinds; exactly one
@@ -243,7 +244,7 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 			b2f(lead.decl && reDecl.MatchString(l)), b2f(lead.comment && reComment.MatchString(l)), b2f(lead.imp && reImport.MatchString(l)),
 			fail[i], 1 / (1 + math.Log(float64(shapes[shape[i]]))), nearLast,
 			src[0] * isPy, src[0] * (1 - isPy), src[1], src[2], isRST,
-			b2f(directive), inDirective, logit(heur[i]),
+			b2f(directive), inDirective, logit(min(1-1e-4, max(1e-4, heur[i]))), logit(heur[i]),
 		}
 		for k, v := range vals {
 			row[k] = float32(v)

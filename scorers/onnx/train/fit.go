@@ -100,15 +100,15 @@ func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stre
 	for i := range w2 {
 		w2[i] = 0.01 * rng.NormFloat64() * math.Sqrt(1/float64(H))
 	}
-	// Start from the heuristic: logit = heuristic_logit exactly (that column is not
-	// standardised), so σ(logit) = h. The MLP never reads that column: its ±1e4 would swamp it.
-	params[F*H+2*H] = 1
-	clear(w1[heuristicColumn*H : (heuristicColumn+1)*H])
+	// Start from the heuristic: logit = heuristic_logit, so σ(logit) = h (clipped). The MLP
+	// never reads heuristic_exact: its ±1e4 would swamp it.
+	params[F*H+2*H] = float64(m.Std[heuristicColumn])
+	params[len(params)-1] = float64(m.Mean[heuristicColumn])
+	clear(w1[exactColumn*H : (exactColumn+1)*H])
 	if len(data) == 0 {
-		// Untrained: exactly the heuristic, σ(heuristic_logit) = h.
-		clear(w1)
-		clear(w2)
-		return &Expert{W1: f32(w1), B1: f32(b1), W2: f32(w2), Skip: float32(params[F*H+2*H]), B2: float32(params[len(params)-1])}, nil
+		// Untrained: exactly the heuristic, σ(heuristic_exact) = h.
+		clear(params)
+		return &Expert{W1: f32(w1), B1: f32(b1), W2: f32(w2), Exact: 1}, nil
 	}
 	grad := make([]float64, len(params))
 	adamM := make([]float64, len(params))
@@ -155,8 +155,8 @@ func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stre
 			step++
 			lr := cfg.LearningRate * (0.1 + 0.9*0.5*(1+math.Cos(math.Pi*float64(step)/float64(steps))))
 			for i := range params {
-				if i >= heuristicColumn*H && i < (heuristicColumn+1)*H {
-					continue // W1's heuristic_logit row stays zero
+				if i >= exactColumn*H && i < (exactColumn+1)*H {
+					continue // W1's heuristic_exact row stays zero
 				}
 				gi := grad[i]
 				if i < F*H || (i >= F*H+H && i < F*H+2*H) {
@@ -301,8 +301,8 @@ func standardise(data []*caseData, F int) (mean, std []float32) {
 		if v > 1e-8 {
 			std[k] = float32(math.Sqrt(v))
 		}
-		if k == heuristicColumn {
-			mean[k], std[k] = 0, 1 // read by the skip term only, as is
+		if k == exactColumn {
+			mean[k], std[k] = 0, 1 // read by untrained experts' skip term only, as is
 		}
 	}
 	return mean, std

@@ -25,19 +25,24 @@ type Expert struct {
 	W1   []float32 // F×Hidden, row-major
 	B1   []float32 // Hidden
 	W2   []float32 // Hidden
-	Skip float32   // weight of z[heuristic]
-	B2   float32
+	Skip float32   // weight of z[heuristic_logit] (trained experts)
+	// Exact is the weight of heuristic_exact: 1 for an untrained expert, whose output is then
+	// exactly the heuristic's score (zeros and ties included), else 0.
+	Exact float32
+	B2    float32
 }
 
-// heuristicColumn is the feature the skip term reads.
-var heuristicColumn = func() int {
+// heuristicColumn and exactColumn are the features the skip terms read.
+var heuristicColumn, exactColumn = column("heuristic_logit"), column("heuristic_exact")
+
+func column(name string) int {
 	for i, n := range linefeat.Names {
-		if n == "heuristic_logit" {
+		if n == name {
 			return i
 		}
 	}
-	panic("linefeat has no heuristic column")
-}()
+	panic("linefeat has no column " + name)
+}
 
 // kindOf returns the expert of a feature row, or -1 when no kind column is set.
 func kindOf(x []float32) int {
@@ -79,7 +84,7 @@ func (m *Model) Logit(x []float32, z, h []float32) float32 {
 			s += v * e.W2[j]
 		}
 	}
-	return s + e.B2 + e.Skip*z[heuristicColumn]
+	return s + e.B2 + e.Skip*z[heuristicColumn] + e.Exact*z[exactColumn]
 }
 
 // Predict returns sigmoid(logit) for each row of the n×F matrix x.
@@ -130,6 +135,7 @@ func (m *Model) ONNX(doc string, metadata [][2]string) []byte {
 		copy(w2[k*H:], e.W2)
 		b2[k] = e.B2
 		skip[heuristicColumn*E+k] = e.Skip
+		skip[exactColumn*E+k] = e.Exact
 		ones[k] = 1
 		sel[linefeat.KindColumns[k]*E+k] = 1
 		for j := 0; j < H; j++ {
