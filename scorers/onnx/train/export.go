@@ -86,8 +86,8 @@ func (r *Result) Card(cfg Config, command string) string {
 	b.WriteString("the training data's mean and standard deviation baked into the graph (Sub, Div, MatMul, Add,\n")
 	b.WriteString("Relu, MatMul, Mul, Sigmoid, Reshape; ONNX IR 8, opset 13, written by `scorers/onnx/onnxpb`).\n")
 	b.WriteString("Each expert is trained only on the cases of its kind, starting from the heuristic's own score (a skip\n")
-	b.WriteString("term on `heuristic_logit`, so an untrained expert returns exactly the heuristic's score) and learning\n")
-	b.WriteString("corrections to it.")
+	b.WriteString("term on `heuristic_logit`) and learning corrections to it; an untrained expert reads `heuristic_exact`\n")
+	b.WriteString("and returns the heuristic's score (to float32 precision).")
 	if len(cfg.FrozenKinds) > 0 {
 		fmt.Fprintf(&b, " Not trained (kept equal to the heuristic, because grouped cross-validation showed the\n")
 		fmt.Fprintf(&b, "learned corrections hurting held-out repositories): %s.", strings.Join(cfg.FrozenKinds, ", "))

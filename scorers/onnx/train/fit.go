@@ -34,7 +34,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Seed: 7, Hidden: 16, Epochs: 20, Batch: 8, LearningRate: 0.01, L2: 1e-4, BCEWeight: 0,
-		FrozenKinds:   []string{"code_python"},
+		FrozenKinds:   []string{"code_python", "logs"},
 		HardNegatives: 150, RandomNegatives: 250, KeepShare: 0.3, Workers: 2,
 	}
 }
