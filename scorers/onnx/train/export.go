@@ -93,7 +93,8 @@ func (r *Result) Card(cfg Config, command string) string {
 		fmt.Fprintf(&b, "learned corrections hurting held-out repositories): %s.", strings.Join(cfg.FrozenKinds, ", "))
 	}
 	b.WriteString("\n\n")
-	fmt.Fprintf(&b, "Default keep threshold: %.4f (on the median training case, %.0f%% of lines score above it).\n\n", r.Threshold, 100*cfg.KeepShare)
+	fmt.Fprintf(&b, "Default keep threshold: %.4f (the highest, over source kinds, of the score above which %.0f%% of the lines\n", r.Threshold, 100*cfg.KeepShare)
+	b.WriteString("lie on the kind's median training case; natural mode only, budget mode ranks by score).\n\n")
 	b.WriteString("## Data\n\n")
 	files := make([]string, 0, len(r.Files))
 	for f := range r.Files {

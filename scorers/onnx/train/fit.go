@@ -308,13 +308,16 @@ func standardise(data []*caseData, F int) (mean, std []float32) {
 	return mean, std
 }
 
-// threshold picks the score above which, on the median training case, cfg.KeepShare of the
-// lines lie (estimated from the weighted samples).
+// threshold picks the keep threshold: for each source kind, the score above which share of
+// the lines lie on its median training case (estimated from the weighted samples); then the
+// highest of those, so no kind keeps much more than share in natural mode. Experts are
+// calibrated differently (untrained ones return the heuristic's scores), and a manifest holds
+// one threshold.
 func threshold(m *Model, data []*caseData, share float64) float64 {
-	var qs []float64
+	perKind := map[int][]float64{}
 	for _, d := range data {
 		n := d.rows()
-		if n == 0 {
+		if n == 0 || d.kind < 0 {
 			continue
 		}
 		s := m.Predict(d.x, n)
@@ -334,13 +337,16 @@ func threshold(m *Model, data []*caseData, share float64) float64 {
 				break
 			}
 		}
-		qs = append(qs, q)
+		perKind[d.kind] = append(perKind[d.kind], q)
 	}
-	if len(qs) == 0 {
+	t := 0.0
+	for _, qs := range perKind {
+		sort.Float64s(qs)
+		t = math.Max(t, qs[len(qs)/2])
+	}
+	if t <= 0 || t >= 1 {
 		return 0.5
 	}
-	sort.Float64s(qs)
-	t := qs[len(qs)/2]
 	return math.Round(t*1e4) / 1e4
 }
 
