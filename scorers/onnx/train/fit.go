@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-pruner/mcp-pruner/engine"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -228,9 +229,9 @@ func backward(p, grad []float64, F, H int, z []float32, gl float64, pre, h []flo
 	}
 }
 
-// ScorePower mirrors the engine's budget selection, which keeps lines by score^ScorePower
-// per token (engine/budget.go): the listwise loss ranks lines the same way.
-const ScorePower = 3
+// ScorePower is the engine's budget-selection power: lines are kept by
+// score^ScorePower per token, so the loss optimises that ranking.
+const ScorePower = engine.ScorePower
 
 // caseGrad fills g with d(loss)/d(logit) for one case: a listwise softmax cross entropy over
 // each line's selection priority u = ScorePower·log σ(z) − log cost (+ log of its sampling
