@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx"
@@ -16,14 +15,17 @@ const onnxThreadsEnv = "MCP_PRUNER_ONNX_THREADS"
 // registerONNX adds the onnx family ("onnx:models/linerank"). The runtime library and the
 // model load when a spec is first used (at start-up for --scorer), so a missing library is
 // a clear error for that scorer while the others keep working.
-func registerONNX(reg *engine.Registry) error {
-	threads := 1
-	if v, ok := os.LookupEnv(onnxThreadsEnv); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return usagef("%s=%q: want a positive integer", onnxThreadsEnv, v)
-		}
-		threads = n
+func registerONNX(reg *engine.Registry, c *engineConfig) error {
+	threads := c.onnxThreads
+	switch {
+	case threads == 0: // not set by a flag (commands without engine flags)
+		threads = 1
+	case threads < 0:
+		return usagef("--onnx-threads must be >= 1, got %d", threads)
+	}
+	lib := c.onnxLib
+	if lib == "" {
+		lib = onnxLibrary()
 	}
 	reg.RegisterFamily("onnx", "ONNX model directory (model.json + model.onnx) run by onnxruntime, e.g. onnx:models/linerank",
 		func(ctx context.Context, arg string) (engine.Scorer, error) {
@@ -31,17 +33,15 @@ func registerONNX(reg *engine.Registry) error {
 			if err != nil {
 				return nil, err
 			}
-			return onnx.Open(ctx, findModelDir(dir), onnx.Options{LibraryPath: onnxLibrary(), IntraOpThreads: threads})
+			return onnx.Open(ctx, findModelDir(dir), onnx.Options{LibraryPath: lib, IntraOpThreads: threads})
 		})
 	return nil
 }
 
-// onnxLibrary is MCP_PRUNER_ONNXRUNTIME_LIB, else the .tools copy above the working directory
-// or the executable (scripts/install-onnxruntime.sh).
+// onnxLibrary is the .tools copy above the working directory or the executable
+// (scripts/install-onnxruntime.sh), for when neither --onnxruntime-lib nor
+// MCP_PRUNER_ONNXRUNTIME_LIB names one.
 func onnxLibrary() string {
-	if p := os.Getenv(onnx.LibraryEnv); p != "" {
-		return p
-	}
 	return onnx.FindLibrary(workDir(), exeDir())
 }
 

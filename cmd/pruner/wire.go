@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx"
 	"github.com/mcp-pruner/mcp-pruner/scorers/structural"
 	"github.com/mcp-pruner/mcp-pruner/tokenizer"
 )
@@ -23,6 +24,8 @@ type engineConfig struct {
 	encoding      string
 	scorer        string
 	pluginsFile   string
+	onnxLib       string
+	onnxThreads   int
 }
 
 // register adds the engine flags to fs; env values become the flags' defaults so --help shows
@@ -34,6 +37,8 @@ func (c *engineConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.encoding, "encoding", tokenizer.CL100K, "tiktoken encoding for token stats: cl100k_base or o200k_base (env MCP_PRUNER_ENCODING)")
 	fs.StringVar(&c.scorer, "scorer", "", "default scorer for requests that name none (default: structural for code, heuristic otherwise; see 'pruner scorers') (env MCP_PRUNER_SCORER)")
 	fs.StringVar(&c.pluginsFile, "plugins", "", "JSON file describing out-of-process scorer plugins (env MCP_PRUNER_PLUGINS)")
+	fs.StringVar(&c.onnxLib, "onnxruntime-lib", c.onnxLib, "onnxruntime shared library for onnx: scorers (default: .tools/onnxruntime/libonnxruntime.so from scripts/install-onnxruntime.sh) (env MCP_PRUNER_ONNXRUNTIME_LIB)")
+	fs.IntVar(&c.onnxThreads, "onnx-threads", max(c.onnxThreads, 1), "intra-op threads of one onnxruntime run (env MCP_PRUNER_ONNX_THREADS)")
 }
 
 // applyEnv reads the MCP_PRUNER_* variables into c; call it before fs.Parse so flags win.
@@ -68,6 +73,16 @@ func (c *engineConfig) applyEnv() error {
 	if v, ok := os.LookupEnv("MCP_PRUNER_PLUGINS"); ok {
 		c.pluginsFile = v
 	}
+	if v, ok := os.LookupEnv(onnx.LibraryEnv); ok {
+		c.onnxLib = v
+	}
+	if v, ok := os.LookupEnv(onnxThreadsEnv); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return usagef("%s=%q: want a positive integer", onnxThreadsEnv, v)
+		}
+		c.onnxThreads = n
+	}
 	return nil
 }
 
@@ -95,7 +110,7 @@ func newRegistry(c *engineConfig) (*engine.Registry, error) {
 	if err := registerPlugins(reg, c); err != nil {
 		return nil, err
 	}
-	if err := registerONNX(reg); err != nil {
+	if err := registerONNX(reg, c); err != nil {
 		return nil, err
 	}
 	if c.scorer != "" {
