@@ -22,7 +22,7 @@ const (
 
 // Baselines lists the baseline names in report order.
 func Baselines() []string {
-	return []string{BaselineHead, BaselineTail, BaselineHeadTail, BaselineRandom, BaselineGrep, BaselineBM25}
+	return []string{BaselineHead, BaselineTail, BaselineHeadTail, BaselineRandom, BaselineGrep, BaselineBM25, BaselineReference}
 }
 
 // RegisterBaselines adds the baseline scorers to reg, so they run through the same engine and
@@ -34,6 +34,7 @@ func RegisterBaselines(reg *engine.Registry) {
 	reg.Register(BaselineRandom, Random{Seed: 1})
 	reg.Register(BaselineGrep, Grep{})
 	reg.Register(BaselineBM25, BM25{K1: 1.2, B: 0.75})
+	reg.Register(BaselineReference, Reference{})
 }
 
 var (

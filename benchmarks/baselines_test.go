@@ -73,3 +73,22 @@ func TestBaselinesThroughEngine(t *testing.T) {
 	assert.ElementsMatch(t, Baselines(), names)
 	assert.Panics(t, func() { RegisterBaselines(reg) }, "duplicate names are a programming error")
 }
+
+func TestReferenceBaseline(t *testing.T) {
+	lines := make([]string, 100)
+	for i := range lines {
+		lines[i] = "x = compute(value)"
+	}
+	lines[40] = "def unrelated():"
+	lines[50] = "import os"
+	lines[60] = "the needle is here"
+	lines[70] = "ERROR: boom"
+	resp, err := Reference{}.Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: "find the needle", SourceType: engine.SourceLogs})
+	require.NoError(t, err)
+	for _, kept := range []int{0, 29, 40, 50, 60, 70, 70, 99} {
+		assert.Equal(t, 1.0, resp.Scores[kept], "line %d kept", kept+1)
+	}
+	assert.Less(t, resp.Scores[30], 0.5)
+	assert.Greater(t, resp.Scores[30], resp.Scores[65], "tops up from the start")
+	assert.Equal(t, []string{"find"}, resp.Focus, "keywords are words of 4+ characters, in goal order")
+}
