@@ -28,9 +28,11 @@ BENCH_FLAGS ?=
 .PHONY: bench
 ## bench: run every scorer and the baselines on ../shared/bench through the engine and regenerate
 ## the harness's section of benchmarks/RESULTS.md, plus benchmarks/results.json and recall.svg.
+BENCH_SCORERS ?= structural,heuristic,onnx:models/linerank,reference,bm25,grep,head,tail,head_tail,random
 bench:
+	scripts/install-onnxruntime.sh
 	go build -o bin/pruner ./cmd/pruner
-	./bin/pruner bench --json benchmarks/results.json --svg benchmarks/recall.svg \
+	./bin/pruner bench --scorers $(BENCH_SCORERS) --json benchmarks/results.json --svg benchmarks/recall.svg \
 		--results benchmarks/RESULTS.md $(BENCH_FLAGS)
 
 .PHONY: setup test fuzz serve
