@@ -236,13 +236,14 @@ func (l *lang) role(n *sitter.Node) kind {
 
 // languages is the scorer's language table, built once per scorer.
 type languages struct {
-	byName map[string]*lang
-	byExt  map[string]*lang
-	all    []*lang
+	byName  map[string]*lang
+	byExt   map[string]*lang
+	all     []*lang
+	sniffer *sniffCache
 }
 
 func loadLanguages() *languages {
-	ls := &languages{byName: map[string]*lang{}, byExt: map[string]*lang{}}
+	ls := &languages{byName: map[string]*lang{}, byExt: map[string]*lang{}, sniffer: newSniffCache()}
 	for _, sp := range specs() {
 		ts := sp.get()
 		l := &lang{name: sp.name, ts: ts, roles: make([]kind, ts.SymbolCount())}
@@ -299,5 +300,5 @@ func (ls *languages) detect(hint, path string, lines []string) string {
 			return "bash"
 		}
 	}
-	return sniff(lines)
+	return ls.sniffer.sniff(lines)
 }

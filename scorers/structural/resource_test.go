@@ -144,3 +144,26 @@ func TestCancelAfterScore(t *testing.T) {
 		require.Empty(t, resp.Warnings, "request %d", i)
 	}
 }
+
+// TestOutlineCacheReturnsPrivateCopies: a cached outline is reused across goals, and a caller
+// shifting its copy (windows do) must not change what the next caller gets.
+func TestOutlineCacheReturnsPrivateCopies(t *testing.T) {
+	c := newOutlineCache(2)
+	o := &outline{units: []unit{{start: 1, end: 5, parent: -1, blocks: [][2]int{{2, 3}}}}}
+	k := c.key("go", []byte("package x"))
+	c.put(k, o, "")
+	got, _, ok := c.get(k)
+	if !ok {
+		t.Fatal("cached outline not found")
+	}
+	got.shift(100, 7)
+	again, _, _ := c.get(k)
+	if again.units[0].start != 1 || again.units[0].blocks[0][0] != 2 {
+		t.Fatalf("cache entry changed by a caller: %+v", again.units[0])
+	}
+	c.put(c.key("go", []byte("a")), o, "")
+	c.put(c.key("go", []byte("b")), o, "")
+	if _, _, ok := c.get(k); ok {
+		t.Fatal("the least recently used entry should be evicted past the bound")
+	}
+}

@@ -1,8 +1,11 @@
 package structural
 
 import (
+	"hash/maphash"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // sniffRule is evidence for a language in a line of content.
@@ -67,6 +70,46 @@ const (
 	sniffMin   = 8
 )
 
+// sniff is the package-level sniff, remembered by content.
+func (c *sniffCache) sniff(lines []string) string {
+	k := c.key(lines)
+	if v, ok := c.m.Load(k); ok {
+		return v.(string)
+	}
+	lang := sniff(lines)
+	if c.size.Add(1) > sniffCacheMax { // bounded: start afresh rather than grow
+		c.m.Clear()
+		c.size.Store(0)
+	}
+	c.m.Store(k, lang)
+	return lang
+}
+
+// sniffCache remembers verdicts by the hash of the lines sniff reads, so a file read again
+// (with any goal) is not sniffed again. Safe for concurrent use.
+type sniffCache struct {
+	seed maphash.Seed
+	m    sync.Map // uint64 -> string
+	size atomic.Int64
+}
+
+const sniffCacheMax = 4096
+
+func newSniffCache() *sniffCache { return &sniffCache{seed: maphash.MakeSeed()} }
+
+func (c *sniffCache) key(lines []string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	for i, l := range lines {
+		if i >= sniffLines {
+			break
+		}
+		h.WriteString(l)
+		h.WriteByte('\n')
+	}
+	return h.Sum64()
+}
+
 // sniff guesses a language from content alone, or returns "".
 func sniff(lines []string) string {
 	score := map[string]int{}
@@ -81,6 +124,11 @@ func sniff(lines []string) string {
 			if r.re.MatchString(l) {
 				score[r.lang] += r.weight
 			}
+		}
+		// Stop early once one language clearly leads: most files say what they are in
+		// their first lines, and every rule on every line is the cost of sniffing.
+		if i%sniffCheckEvery == sniffCheckEvery-1 && clearLeader(score) {
+			break
 		}
 	}
 	best, bestScore := "", 0
@@ -100,6 +148,24 @@ func sniff(lines []string) string {
 		return "cpp"
 	}
 	return best
+}
+
+// sniffCheckEvery is how often (in lines) sniff looks for a clear leader.
+const sniffCheckEvery = 20
+
+// clearLeader reports whether one language has at least three times the evidence needed
+// and twice any other's.
+func clearLeader(score map[string]int) bool {
+	first, second := 0, 0
+	for _, v := range score {
+		switch {
+		case v > first:
+			first, second = v, first
+		case v > second:
+			second = v
+		}
+	}
+	return first >= 3*sniffMin && first >= 2*second
 }
 
 // sniffOrder fixes the winner among equal scores so detection is deterministic.

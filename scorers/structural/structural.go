@@ -51,6 +51,7 @@ const (
 type Scorer struct {
 	langs    *languages
 	fallback *heuristic.Scorer
+	outlines *outlineCache
 }
 
 var (
@@ -61,7 +62,7 @@ var (
 // New returns a structural scorer that defers to the heuristic scorer when it cannot use
 // structure.
 func New() *Scorer {
-	return &Scorer{langs: loadLanguages(), fallback: heuristic.New()}
+	return &Scorer{langs: loadLanguages(), fallback: heuristic.New(), outlines: newOutlineCache(outlineCacheEntries)}
 }
 
 // Describe implements engine.Describer.
@@ -185,6 +186,19 @@ func (s *Scorer) parse(ctx context.Context, l *lang, lines []string) (*outline, 
 		return nil, "", err
 	}
 	src := []byte(strings.Join(lines, "\n"))
+	key := s.outlines.key(l.name, src)
+	if o, warn, ok := s.outlines.get(key); ok {
+		return o, warn, nil
+	}
+	o, warn, err := s.parseSource(ctx, l, lines, src)
+	if err == nil && warn != WarnParseFailed { // a halted parse may succeed next time
+		s.outlines.put(key, o, warn)
+	}
+	return o, warn, err
+}
+
+// parseSource parses src (lines joined) with a pooled parser.
+func (s *Scorer) parseSource(ctx context.Context, l *lang, lines []string, src []byte) (*outline, string, error) {
 	p := l.getParser()
 	// The bindings watch a cancellable context from a goroutine that may set the parser's
 	// cancellation flag after the parse has returned (when the caller cancels later), and
