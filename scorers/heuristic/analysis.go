@@ -2,7 +2,7 @@ package heuristic
 
 import (
 	"math"
-	"sort"
+	"slices"
 )
 
 // BM25 constants (Robertson's defaults).
@@ -137,25 +137,30 @@ func (a *Analysis) bm25(ms []match, length, avg float64) float64 {
 }
 
 // SpanScore is the BM25 relevance of lines [start, end) taken as one document, with avgLen
-// the average length (in terms) of the spans it is compared with.
+// the average length (in terms) of the spans it is compared with. Safe for concurrent use.
 func (a *Analysis) SpanScore(start, end int, avgLen float64) float64 {
-	tf := map[int32]int32{}
+	if a.matchStart[end] == a.matchStart[start] {
+		return 0 // no goal term in the span
+	}
+	// Term frequencies over the span, in a per-call scratch indexed by goal term; only the
+	// touched entries are read back, in term order so the float sum is deterministic.
+	tf := make([]int32, len(a.IDF))
+	var touched []int32
 	length := 0
 	for i := start; i < end; i++ {
 		length += a.Length[i]
 		for _, m := range a.lineMatches(i) {
+			if tf[m.term] == 0 {
+				touched = append(touched, m.term)
+			}
 			tf[m.term] += m.tf
 		}
 	}
-	if len(tf) == 0 {
-		return 0
+	slices.Sort(touched)
+	ms := make([]match, len(touched))
+	for k, t := range touched {
+		ms[k] = match{term: t, tf: tf[t]}
 	}
-	ms := make([]match, 0, len(tf))
-	for t, c := range tf {
-		ms = append(ms, match{term: t, tf: c})
-	}
-	// Sum in term order: float addition in map order would differ in the last bits.
-	sort.Slice(ms, func(i, j int) bool { return ms[i].term < ms[j].term })
 	return a.bm25(ms, float64(length), avgLen)
 }
 

@@ -90,8 +90,12 @@ const strongMatch = 8.0
 // BlockScores returns, for every line, the BM25 relevance of the indentation block it heads
 // (0 for leaf lines), and the tree's parent of every line.
 func BlockScores(lines []string, a *Analysis) (block []float64, parent []int32) {
-	t := buildTree(lines)
-	n := len(lines)
+	return blockScores(buildTree(lines), a)
+}
+
+// blockScores is BlockScores on an indentation tree already built.
+func blockScores(t tree, a *Analysis) (block []float64, parent []int32) {
+	n := len(t.end)
 	block = make([]float64, n)
 	// Prefix counts of matches let blocks without any goal term be skipped cheaply.
 	hits := make([]int32, n+1)
@@ -183,8 +187,7 @@ func scoreCode(lines []string, a *Analysis) []float64 {
 	n := len(lines)
 	t := buildTree(lines)
 	def, isHeader := definitions(lines, t)
-	block, parent := BlockScores(lines, a)
-	_ = parent
+	block, _ := blockScores(t, a)
 	// Average definition length (in terms) for BM25's length normalisation.
 	totalLen, defs := 0, 0
 	for i := 0; i < n; i++ {
