@@ -80,18 +80,28 @@ func scoreLogs(lines []string, a *Analysis, fail []float64) []float64 {
 			break
 		}
 	}
+	// tail = exp(-(n-1-i)/scale) and nearLast = exp(-|i-lastFail|/40), computed as running
+	// products rather than two exponentials per line.
+	tailStep := math.Exp(1 / (0.04*float64(n) + 30))
+	tail := math.Exp(-float64(n-1) / (0.04*float64(n) + 30))
+	nearStep := math.Exp(-1.0 / 40)
+	near := 0.0
+	if lastFail >= 0 {
+		near = math.Exp(-float64(lastFail) / 40)
+	}
 	for i := 0; i < n; i++ {
 		pos := float64(i+1) / float64(n)
-		tail := math.Exp(-float64(n-1-i) / (0.04*float64(n) + 30))
-		nearLast := 0.0
-		if lastFail >= 0 {
-			d := math.Abs(float64(i - lastFail))
-			nearLast = math.Exp(-d / 40)
+		nearLast := near
+		if i < lastFail {
+			near /= nearStep
+		} else {
+			near *= nearStep
 		}
 		out[i] = 0.45*fail[i]*(0.5+0.5*pos) + 0.2*a.Lex[i]/zl + 0.2*tail + 0.15*nearLast
 		if fail[i] > 0 && isLogNoise(lines[i]) { // only failure words can be false alarms
 			out[i] *= 0.3
 		}
+		tail *= tailStep
 	}
 	// What leads to a failure (the command) and what follows it (the trace) comes with it.
 	s := make([]float64, n)

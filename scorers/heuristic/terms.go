@@ -78,22 +78,52 @@ func lower(c byte) byte {
 	return c
 }
 
-// appendTerms appends the hashes of s's terms to dst (see scanTerms); it is the allocation-
-// free, callback-free form the hot loop uses.
+// appendTerms appends the hashes of s's terms to dst: every identifier part (lowercased,
+// 2+ bytes) and, for identifiers of several parts, the whole identifier lowercased without
+// '_'. One pass over the bytes, no allocation beyond dst: it runs on every byte of input.
 func appendTerms(dst []termHash, s string) []termHash {
 	n := len(s)
 	for i := 0; i < n; {
-		c := s[i]
-		if !isWordByte(c) {
+		if !wordBytes[s[i]] {
 			i++
 			continue
 		}
-		j := i
-		for j < n && isWordByte(s[j]) {
-			j++
+		start := i
+		part := uint64(fnvOffset)
+		partLen, parts := 0, 0
+		for ; i < n && wordBytes[s[i]]; i++ {
+			c := s[i]
+			if c == '_' {
+				if partLen >= 2 {
+					dst = append(dst, termHash(part))
+					parts++
+				}
+				part, partLen = fnvOffset, 0
+				continue
+			}
+			if partLen > 0 && splitBefore(s, i) {
+				if partLen >= 2 {
+					dst = append(dst, termHash(part))
+					parts++
+				}
+				part, partLen = fnvOffset, 0
+			}
+			part = (part ^ uint64(lower(c))) * fnvPrime
+			partLen++
 		}
-		dst = appendIdent(dst, s[i:j])
-		i = j
+		if partLen >= 2 {
+			dst = append(dst, termHash(part))
+			parts++
+		}
+		if parts > 1 {
+			whole := uint64(fnvOffset)
+			for k := start; k < i; k++ {
+				if s[k] != '_' {
+					whole = (whole ^ uint64(lower(s[k]))) * fnvPrime
+				}
+			}
+			dst = append(dst, termHash(whole))
+		}
 	}
 	return dst
 }
