@@ -26,7 +26,7 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		dataDir   = fs.String("data-dir", "", "directory whose *.jsonl.gz are the training cases (default: ../shared/bench next to the module root) (env MCP_PRUNER_BENCH_DATA)")
 		out       = fs.String("out", "models/linerank", "model directory to write")
 		folds     = fs.Int("folds", 5, "cross-validation folds grouped by repository/page (0: no cross-validation)")
-		baselines = fs.String("baselines", "heuristic", "comma-separated scorers compared with the model in cross-validation")
+		baselines = fs.String("baselines", "heuristic,structural", "comma-separated scorers compared with the model in cross-validation")
 		encoding  = fs.String("encoding", tokenizer.CL100K, "tiktoken encoding for the cross-validation token budgets")
 		seed      = fs.Uint64("seed", def.Seed, "random seed (initialisation, shuffling, negative sampling)")
 	)
@@ -37,7 +37,21 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.IntVar(&cfg.Hidden, "hidden", def.Hidden, "hidden units of each per-kind expert (>= 1)")
 	fs.IntVar(&cfg.Epochs, "epochs", def.Epochs, "passes over the training cases")
 	fs.IntVar(&cfg.Workers, "workers", def.Workers, "parallel feature extraction and bench workers (training itself is single-threaded)")
-	fs.Func("frozen-kinds", "comma-separated source kinds whose expert stays the heuristic (default "+strings.Join(def.FrozenKinds, ",")+"; 'none' for none)", func(s string) error {
+	fs.Func("structural-kinds", "comma-separated source kinds whose expert starts from the structural scorer's score instead of the heuristic's (default "+strings.Join(def.StructuralKinds, ",")+"; 'none' for none)", func(s string) error {
+		cfg.StructuralKinds = nil
+		if s != "none" {
+			cfg.StructuralKinds = benchList(s)
+		}
+		return nil
+	})
+	fs.Func("linear-kinds", "comma-separated source kinds whose expert only rescales its base score's logit (skip weight and bias, no MLP) (default "+strings.Join(def.LinearKinds, ",")+"; 'none' for none)", func(s string) error {
+		cfg.LinearKinds = nil
+		if s != "none" {
+			cfg.LinearKinds = benchList(s)
+		}
+		return nil
+	})
+	fs.Func("frozen-kinds", "comma-separated source kinds whose expert stays its base scorer (default "+strings.Join(def.FrozenKinds, ",")+"; 'none' for none)", func(s string) error {
 		cfg.FrozenKinds = nil
 		if s != "none" {
 			cfg.FrozenKinds = benchList(s)

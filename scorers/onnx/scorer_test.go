@@ -50,6 +50,9 @@ func tinyModel() *train.Model {
 		for i := range ex.W1 {
 			ex.W1[i] = float32(math.Sin(float64(i+7*e))) * 0.8
 		}
+		if e >= 2 {
+			ex.Base = train.BaseStructural // both bases go through the graph's skip matrix
+		}
 		m.Experts = append(m.Experts, ex)
 	}
 	return m

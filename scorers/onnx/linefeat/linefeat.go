@@ -3,24 +3,28 @@
 // so improvements there reach the model after a retrain), identifier matches, the indentation
 // tree, position, length, neighbourhood and source type.
 //
-// It is pure Go (no cgo) so the trainer and the runtime scorer share it. It imports engine,
-// scorers/heuristic and the standard library only.
+// It has no cgo of its own (the structural scorer's tree-sitter parsers are the only C), so
+// the trainer and the runtime scorer share it. It imports engine, scorers/heuristic,
+// scorers/structural and the standard library only.
 package linefeat
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+	"github.com/mcp-pruner/mcp-pruner/scorers/structural"
 )
 
 // Version names the feature set. A model's manifest records the version it was trained on;
 // a scorer refuses a model whose version it does not compute.
-const Version = "linefeat-v4"
+const Version = "linefeat-v5"
 
 // Names lists the features in column order, documented in models/README.md. Changing the
 // list (or what a feature means) requires a new Version and a retrain.
@@ -65,6 +69,13 @@ var Names = []string{
 	"in_directive",      // inside the body of a directive: exp(-distance to it / 20)
 	"heuristic_logit",   // log(h / (1 - h)) of the heuristic score h clipped to [1e-4, 1 - 1e-4]
 	"heuristic_exact",   // the same unclipped, ±1e4 for h = 0 or 1: σ of it is h exactly (not for MLP input)
+	"structural",        // the structural scorer's final score (tree-sitter units blended with the heuristic; logs: the heuristic's)
+	"structural_rank",   // share of lines the structural scorer scores strictly higher (0 = best)
+	"struct_max_w3",     // max structural score within ±3 lines
+	"struct_block_max",  // max structural score over the indentation block enclosing the line (the line's own when top-level)
+	"struct_minus_heur", // structural − heuristic score
+	"structural_logit",  // log(s / (1 - s)) of the structural score s clipped to [1e-4, 1 - 1e-4]
+	"structural_exact",  // the same unclipped, ±1e4 for s = 0 or 1: σ of it is s exactly (not for MLP input)
 }
 
 // KindColumns are the columns of the source-kind one-hot, in the order of Kinds; exactly one
@@ -73,6 +84,10 @@ var KindColumns = []int{31, 32, 33, 34}
 
 // Kinds names the source kinds of KindColumns.
 var Kinds = []string{"code_python", "code_other", "logs", "docs"}
+
+// structuralScorer is shared by every Compute: it holds the tree-sitter parsers and the
+// outline cache (outlines depend on the content only), and is safe for concurrent use.
+var structuralScorer = sync.OnceValue(structural.New)
 
 // NumFeatures is the width F of a feature row.
 var NumFeatures = len(Names)
@@ -110,6 +125,18 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 		return nil, err
 	}
 	heur := hresp.Scores
+	// The structural scorer defers logs to the heuristic; skip the second pass there.
+	strs := heur
+	if req.SourceType != engine.SourceLogs {
+		sresp, err := structuralScorer().Score(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		if len(sresp.Scores) != n {
+			return nil, fmt.Errorf("linefeat: structural scorer returned %d scores for %d lines", len(sresp.Scores), n)
+		}
+		strs = sresp.Scores
+	}
 	q := heuristic.ParseGoal(req.Goal)
 	a := heuristic.Analyze(lines, q)
 	block, parent := heuristic.BlockScores(lines, a)
@@ -160,6 +187,15 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 	heurMean10 := windowMean(heur, 10)
 	lexMax3 := windowMax(lexNorm, 3)
 	lexSum10 := windowSum(lexNorm, 10)
+	strRank := rankShare(strs)
+	strMax3 := windowMax(strs, 3)
+	// Max structural score over each line's subtree (children follow their parent).
+	strSub := append([]float64(nil), strs...)
+	for i := n - 1; i >= 0; i-- {
+		if p := parent[i]; p >= 0 && int(p) < i {
+			strSub[p] = math.Max(strSub[p], strSub[i])
+		}
+	}
 
 	// Logs: failure words, shape rarity, the last strong failure.
 	fail := make([]float64, n)
@@ -245,12 +281,23 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 			fail[i], 1 / (1 + math.Log(float64(shapes[shape[i]]))), nearLast,
 			src[0] * isPy, src[0] * (1 - isPy), src[1], src[2], isRST,
 			b2f(directive), inDirective, logit(min(1-1e-4, max(1e-4, heur[i]))), logit(heur[i]),
+			strs[i], strRank[i], strMax3[i], strBlock(strSub, parent, i), strs[i] - heur[i],
+			logit(min(1-1e-4, max(1e-4, strs[i]))), logit(strs[i]),
 		}
 		for k, v := range vals {
 			row[k] = float32(v)
 		}
 	}
 	return &Matrix{X: out, N: n, Focus: hresp.Focus}, nil
+}
+
+// strBlock is the max structural score over the block enclosing line i (its parent's
+// subtree), or over the line's own subtree when it is top-level.
+func strBlock(sub []float64, parent []int32, i int) float64 {
+	if p := parent[i]; p >= 0 && int(p) < i {
+		return sub[p]
+	}
+	return sub[i]
 }
 
 func b2f(b bool) float64 {

@@ -50,6 +50,10 @@ func TestCompute(t *testing.T) {
 	}
 	assert.Greater(t, at(3, "depth_log"), at(2, "depth_log"))
 	assert.Greater(t, at(2, "subtree_log"), at(3, "subtree_log"))
+	assert.Equal(t, float32(0), at(2, "structural_rank"), "the definition the goal names ranks first structurally")
+	assert.GreaterOrEqual(t, at(3, "struct_block_max"), at(3, "structural"), "a block max is at least the line's score")
+	assert.GreaterOrEqual(t, at(3, "struct_max_w3"), at(2, "structural"))
+	assert.InDelta(t, float64(at(3, "structural")-at(3, "heuristic")), float64(at(3, "struct_minus_heur")), 1e-6)
 	for i, v := range m.X {
 		assert.False(t, v != v, "feature %s of line %d is NaN", Names[i%NumFeatures], i/NumFeatures+1)
 	}

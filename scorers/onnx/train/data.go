@@ -22,7 +22,7 @@ import (
 )
 
 // caseData is one case reduced to the rows training looks at: every gold line, the hardest
-// negatives (highest heuristic score) and a uniform sample of the other negatives, each
+// negatives (highest heuristic or structural score) and a uniform sample of the other negatives, each
 // sampled negative weighted by how many lines it stands for.
 type caseData struct {
 	id, group, file string
@@ -114,7 +114,9 @@ func sampleCase(ctx context.Context, c *benchmarks.Case, cfg *Config, tokens eng
 	for _, g := range c.GoldLines {
 		gold[g-1] = true
 	}
-	heur := columnOf("heuristic")
+	heur, strc := columnOf("heuristic"), columnOf("structural")
+	// Hard negatives: the lines either base scorer ranks highest.
+	hardness := func(i int) float32 { r := m.Row(i); return max(r[heur], r[strc]) }
 	var pos, neg []int
 	for i := 0; i < n; i++ {
 		if gold[i] {
@@ -123,7 +125,7 @@ func sampleCase(ctx context.Context, c *benchmarks.Case, cfg *Config, tokens eng
 			neg = append(neg, i)
 		}
 	}
-	sort.SliceStable(neg, func(a, b int) bool { return m.Row(neg[a])[heur] > m.Row(neg[b])[heur] })
+	sort.SliceStable(neg, func(a, b int) bool { return hardness(neg[a]) > hardness(neg[b]) })
 	hard := neg[:min(len(neg), cfg.HardNegatives)]
 	rest := append([]int(nil), neg[len(hard):]...)
 	h := fnv.New64a()

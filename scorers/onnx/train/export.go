@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,7 +51,7 @@ func (r *Result) Write(dir string, cfg Config, command string) error {
 	training := map[string]any{
 		"cases": r.Cases, "seed": cfg.Seed, "hidden": cfg.Hidden, "epochs": cfg.Epochs,
 		"hard_negatives": cfg.HardNegatives, "random_negatives": cfg.RandomNegatives, "command": command,
-		"frozen_kinds": cfg.FrozenKinds,
+		"frozen_kinds": cfg.FrozenKinds, "structural_kinds": cfg.StructuralKinds, "linear_kinds": cfg.LinearKinds,
 	}
 	man := Manifest(r.Model, r.Threshold, ModelName, ModelVersion, training)
 	if err := man.Validate(); err != nil {
@@ -85,11 +86,34 @@ func (r *Result) Card(cfg Config, command string) string {
 	fmt.Fprintf(&b, "`features` float32 [N, %d] to `relevance` float32 [N] in [0, 1]. Architecture: %s, with\n", r.Model.F, arch)
 	b.WriteString("the training data's mean and standard deviation baked into the graph (Sub, Div, MatMul, Add,\n")
 	b.WriteString("Relu, MatMul, Mul, Sigmoid, Reshape; ONNX IR 8, opset 13, written by `scorers/onnx/onnxpb`).\n")
-	b.WriteString("Each expert is trained only on the cases of its kind, starting from the heuristic's own score (a skip\n")
-	b.WriteString("term on `heuristic_logit`) and learning corrections to it; an untrained expert reads `heuristic_exact`\n")
-	b.WriteString("and returns the heuristic's score (to float32 precision).")
+	b.WriteString("Each expert is trained only on the cases of its kind, starting from its base scorer's own score (a skip\n")
+	b.WriteString("term on `<base>_logit`) and learning corrections to it; an untrained expert reads `<base>_exact`\n")
+	b.WriteString("and returns the base scorer's score (to float32 precision). Base per kind: ")
+	for k, kind := range linefeat.Kinds {
+		base := BaseHeuristic
+		if slices.Contains(cfg.StructuralKinds, kind) {
+			base = BaseStructural
+		}
+		how := "MLP correction"
+		switch {
+		case slices.Contains(cfg.FrozenKinds, kind):
+			how = "untrained"
+		case slices.Contains(cfg.LinearKinds, kind):
+			how = "linear: skip weight and bias only"
+		}
+		if k > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s → %s (%s)", kind, base, how)
+	}
+	b.WriteString(".")
+	if len(cfg.LinearKinds) > 0 {
+		b.WriteString(" A linear expert keeps its MLP at zero and learns only a rescaling of the base score's logit,\n")
+		b.WriteString("which moves the engine's trade-off between a line's score and its token cost: grouped cross-validation\n")
+		b.WriteString("showed full MLP corrections hurting held-out repositories, and the rescaling helping.")
+	}
 	if len(cfg.FrozenKinds) > 0 {
-		fmt.Fprintf(&b, " Not trained (kept equal to the heuristic, because grouped cross-validation showed the\n")
+		fmt.Fprintf(&b, " Not trained (kept equal to the base scorer, because grouped cross-validation showed the\n")
 		fmt.Fprintf(&b, "learned corrections hurting held-out repositories): %s.", strings.Join(cfg.FrozenKinds, ", "))
 	}
 	b.WriteString("\n\n")
@@ -105,7 +129,7 @@ func (r *Result) Card(cfg Config, command string) string {
 		fmt.Fprintf(&b, "- `%s`: %d cases\n", f, r.Files[f])
 	}
 	b.WriteString("\nThe development cases of `../shared/bench` (see its README for sources and licences); gold\n")
-	b.WriteString("lines are positives. Per case, every gold line, the " + fmt.Sprint(cfg.HardNegatives) + " negatives the heuristic scores highest\n")
+	b.WriteString("lines are positives. Per case, every gold line, the " + fmt.Sprint(cfg.HardNegatives) + " negatives the heuristic or structural scorer rank highest\n")
 	fmt.Fprintf(&b, "and %d uniformly sampled other negatives (weighted by the lines they stand for) are kept.\n\n", cfg.RandomNegatives)
 	b.WriteString("## Training\n\n")
 	fmt.Fprintf(&b, "```\n%s\n```\n\n", command)

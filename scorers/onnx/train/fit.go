@@ -23,8 +23,16 @@ type Config struct {
 	L2           float64 // weight decay on W1 and W2
 	BCEWeight    float64 // weight of the per-case balanced BCE term next to the listwise loss
 	// FrozenKinds lists source kinds (linefeat.Kinds) whose expert is not trained: it stays
-	// the heuristic's own score (skip term only). Grouped cross-validation decides.
-	FrozenKinds     []string
+	// its base scorer's own score (skip term only). Grouped cross-validation decides.
+	FrozenKinds []string
+	// StructuralKinds lists source kinds whose expert starts from (and, frozen, returns) the
+	// structural scorer's score instead of the heuristic's.
+	StructuralKinds []string
+	// LinearKinds lists source kinds whose expert learns only its skip weight and bias (a
+	// rescaling of the base score's logit, which moves the engine's trade-off between a
+	// line's score and its token cost) and keeps its MLP at zero: for kinds with too few
+	// groups to learn corrections that survive cross-validation.
+	LinearKinds     []string
 	HardNegatives   int     // highest-heuristic negatives kept per case
 	RandomNegatives int     // uniformly sampled other negatives per case
 	KeepShare       float64 // share of lines the default threshold keeps on a typical case
@@ -35,8 +43,12 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Seed: 7, Hidden: 16, Epochs: 20, Batch: 8, LearningRate: 0.01, L2: 1e-4, BCEWeight: 0,
-		FrozenKinds:   []string{"code_python", "logs"},
-		HardNegatives: 150, RandomNegatives: 250, KeepShare: 0.3, Workers: 2,
+		// Grouped 5-fold CV (MODEL_CARD.md): full MLP corrections hurt held-out repositories
+		// on every kind once the experts start from the structural score; rescaling the base
+		// logit helps on every kind.
+		StructuralKinds: []string{"code_python", "code_other", "docs"},
+		LinearKinds:     []string{"code_python", "code_other", "logs", "docs"},
+		HardNegatives:   150, RandomNegatives: 250, KeepShare: 0.3, Workers: 2,
 	}
 }
 
@@ -60,7 +72,11 @@ func fit(ctx context.Context, data []*caseData, cfg Config) (*Model, error) {
 		if slices.Contains(cfg.FrozenKinds, linefeat.Kinds[k]) {
 			subset = nil
 		}
-		e, err := fitExpert(ctx, subset, m, cfg, uint64(k))
+		base := BaseHeuristic
+		if slices.Contains(cfg.StructuralKinds, linefeat.Kinds[k]) {
+			base = BaseStructural
+		}
+		e, err := fitExpert(ctx, subset, m, cfg, uint64(k), base, slices.Contains(cfg.LinearKinds, linefeat.Kinds[k]))
 		if err != nil {
 			return nil, err
 		}
@@ -69,9 +85,10 @@ func fit(ctx context.Context, data []*caseData, cfg Config) (*Model, error) {
 	return m, m.check()
 }
 
-// fitExpert trains one expert on data (possibly empty: the expert is then the heuristic).
-func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stream uint64) (*Expert, error) {
+// fitExpert trains one expert on data (possibly empty: the expert is then its base scorer).
+func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stream uint64, base string, linear bool) (*Expert, error) {
 	F, H := m.F, m.Hidden
+	sc, _ := baseColumns(base)
 	// Standardised copies of the rows.
 	zs := make([][]float32, len(data))
 	for ci, d := range data {
@@ -101,15 +118,31 @@ func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stre
 	for i := range w2 {
 		w2[i] = 0.01 * rng.NormFloat64() * math.Sqrt(1/float64(H))
 	}
-	// Start from the heuristic: logit = heuristic_logit, so σ(logit) = h (clipped). The MLP
-	// never reads heuristic_exact: its ±1e4 would swamp it.
-	params[F*H+2*H] = float64(m.Std[heuristicColumn])
-	params[len(params)-1] = float64(m.Mean[heuristicColumn])
-	clear(w1[exactColumn*H : (exactColumn+1)*H])
+	// Start from the base: logit = <base>_logit, so σ(logit) = s (clipped). The MLP never
+	// reads the exact columns: their ±1e4 would swamp it.
+	params[F*H+2*H] = float64(m.Std[sc])
+	params[len(params)-1] = float64(m.Mean[sc])
+	for _, c := range exactColumns {
+		clear(w1[c*H : (c+1)*H])
+	}
 	if len(data) == 0 {
-		// Untrained: exactly the heuristic, σ(heuristic_exact) = h.
+		// Untrained: exactly the base, σ(<base>_exact) = s.
 		clear(params)
-		return &Expert{W1: f32(w1), B1: f32(b1), W2: f32(w2), Exact: 1}, nil
+		return &Expert{W1: f32(w1), B1: f32(b1), W2: f32(w2), Exact: 1, Base: base}, nil
+	}
+	if linear {
+		clear(params[:F*H+2*H]) // a zero MLP: W2 = 0 keeps every gradient of W1, B1 and W2 at 0
+	}
+	frozenRow := func(i int) bool {
+		if linear && i < F*H+2*H {
+			return true
+		}
+		for _, c := range exactColumns {
+			if i >= c*H && i < (c+1)*H {
+				return true
+			}
+		}
+		return false
 	}
 	grad := make([]float64, len(params))
 	adamM := make([]float64, len(params))
@@ -142,7 +175,7 @@ func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stre
 				logits = growTo(logits, n)
 				g = growTo(g, n)
 				for i := 0; i < n; i++ {
-					logits[i] = forward(params, F, H, z[i*F:(i+1)*F], pre, hbuf)
+					logits[i] = forward(params, F, H, sc, z[i*F:(i+1)*F], pre, hbuf)
 				}
 				caseGrad(d, logits, g, cfg.BCEWeight)
 				scale := caseW[ci] / float64(len(batch))
@@ -150,14 +183,14 @@ func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stre
 					if g[i] == 0 {
 						continue
 					}
-					backward(params, grad, F, H, z[i*F:(i+1)*F], g[i]*scale, pre, hbuf)
+					backward(params, grad, F, H, sc, z[i*F:(i+1)*F], g[i]*scale, pre, hbuf)
 				}
 			}
 			step++
 			lr := cfg.LearningRate * (0.1 + 0.9*0.5*(1+math.Cos(math.Pi*float64(step)/float64(steps))))
 			for i := range params {
-				if i >= exactColumn*H && i < (exactColumn+1)*H {
-					continue // W1's heuristic_exact row stays zero
+				if frozenRow(i) {
+					continue // W1's exact-column rows (and a linear expert's MLP) stay zero
 				}
 				gi := grad[i]
 				if i < F*H || (i >= F*H+H && i < F*H+2*H) {
@@ -171,12 +204,12 @@ func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stre
 			}
 		}
 	}
-	return &Expert{W1: f32(w1), B1: f32(b1), W2: f32(w2), Skip: float32(params[F*H+2*H]), B2: float32(params[len(params)-1])}, nil
+	return &Expert{W1: f32(w1), B1: f32(b1), W2: f32(w2), Skip: float32(params[F*H+2*H]), B2: float32(params[len(params)-1]), Base: base}, nil
 }
 
 // forward computes the logit of one standardised row, leaving pre-activations in pre and
-// activations in h.
-func forward(p []float64, F, H int, z []float32, pre, h []float64) float64 {
+// activations in h; sc is the column of the skip term.
+func forward(p []float64, F, H, sc int, z []float32, pre, h []float64) float64 {
 	w1, b1, w2 := p[:F*H], p[F*H:F*H+H], p[F*H+H:F*H+2*H]
 	copy(pre, b1)
 	for k := 0; k < F; k++ {
@@ -189,7 +222,7 @@ func forward(p []float64, F, H int, z []float32, pre, h []float64) float64 {
 			pre[j] += zk * w
 		}
 	}
-	s := p[len(p)-1] + p[F*H+2*H]*float64(z[heuristicColumn])
+	s := p[len(p)-1] + p[F*H+2*H]*float64(z[sc])
 	for j := 0; j < H; j++ {
 		h[j] = math.Max(0, pre[j])
 		s += h[j] * w2[j]
@@ -198,13 +231,13 @@ func forward(p []float64, F, H int, z []float32, pre, h []float64) float64 {
 }
 
 // backward adds the gradient of gl·logit to grad, given forward's pre and h for the row.
-func backward(p, grad []float64, F, H int, z []float32, gl float64, pre, h []float64) {
+func backward(p, grad []float64, F, H, sc int, z []float32, gl float64, pre, h []float64) {
 	last := len(p) - 1
 	grad[last] += gl
-	grad[F*H+2*H] += gl * float64(z[heuristicColumn])
+	grad[F*H+2*H] += gl * float64(z[sc])
 	// The forward pass of this row must be recomputed: callers run forward for every row
 	// first, so pre/h hold the last row. Recompute here for this one.
-	forward(p, F, H, z, pre, h)
+	forward(p, F, H, sc, z, pre, h)
 	w2 := p[F*H+H : F*H+2*H]
 	gw1, gb1, gw2 := grad[:F*H], grad[F*H:F*H+H], grad[F*H+H:F*H+2*H]
 	for j := 0; j < H; j++ {
@@ -302,7 +335,7 @@ func standardise(data []*caseData, F int) (mean, std []float32) {
 		if v > 1e-8 {
 			std[k] = float32(math.Sqrt(v))
 		}
-		if k == exactColumn {
+		if slices.Contains(exactColumns, k) {
 			mean[k], std[k] = 0, 1 // read by untrained experts' skip term only, as is
 		}
 	}

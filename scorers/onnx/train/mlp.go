@@ -18,22 +18,50 @@ type Model struct {
 	Experts   []Expert  // one per linefeat.Kinds
 }
 
-// Expert is one kind's MLP plus a linear skip term on the standardised logit of the heuristic
-// score: training starts from the heuristic's own scores (σ(logit h) = h) and the MLP learns
-// corrections to them.
+// Expert is one kind's MLP plus a linear skip term on the standardised logit of its base
+// scorer's score (the heuristic's or the structural scorer's): training starts from the base's
+// own scores (σ(logit s) = s) and the MLP learns corrections to them.
 type Expert struct {
 	W1   []float32 // F×Hidden, row-major
 	B1   []float32 // Hidden
 	W2   []float32 // Hidden
-	Skip float32   // weight of z[heuristic_logit] (trained experts)
-	// Exact is the weight of heuristic_exact: 1 for an untrained expert, whose output is then
-	// exactly the heuristic's score (zeros and ties included), else 0.
+	Skip float32   // weight of z[<base>_logit] (trained experts)
+	// Exact is the weight of <base>_exact: 1 for an untrained expert, whose output is then
+	// exactly the base scorer's score (zeros and ties included), else 0.
 	Exact float32
 	B2    float32
+	// Base is the scorer the skip term reads: BaseHeuristic ("" means it too) or
+	// BaseStructural.
+	Base string
 }
 
-// heuristicColumn and exactColumn are the features the skip terms read.
-var heuristicColumn, exactColumn = column("heuristic_logit"), column("heuristic_exact")
+// Base scorers an expert can start from.
+const (
+	BaseHeuristic  = "heuristic"
+	BaseStructural = "structural"
+)
+
+// Bases lists the base scorers; each has a <base>_logit and a <base>_exact feature.
+var Bases = []string{BaseHeuristic, BaseStructural}
+
+// baseColumns returns the logit and exact feature columns of base; -1 for an unknown base.
+func baseColumns(base string) (logitCol, exactCol int) {
+	switch base {
+	case "", BaseHeuristic:
+		return heuristicColumn, exactColumn
+	case BaseStructural:
+		return structuralColumn, structuralExactColumn
+	}
+	return -1, -1
+}
+
+// The features the skip terms read. The exact columns are never MLP inputs (their ±1e4
+// would swamp it).
+var (
+	heuristicColumn, exactColumn            = column("heuristic_logit"), column("heuristic_exact")
+	structuralColumn, structuralExactColumn = column("structural_logit"), column("structural_exact")
+	exactColumns                            = []int{exactColumn, structuralExactColumn}
+)
 
 func column(name string) int {
 	for i, n := range linefeat.Names {
@@ -84,7 +112,8 @@ func (m *Model) Logit(x []float32, z, h []float32) float32 {
 			s += v * e.W2[j]
 		}
 	}
-	return s + e.B2 + e.Skip*z[heuristicColumn] + e.Exact*z[exactColumn]
+	lc, ec := baseColumns(e.Base)
+	return s + e.B2 + e.Skip*z[lc] + e.Exact*z[ec]
 }
 
 // Predict returns sigmoid(logit) for each row of the n×F matrix x.
@@ -113,7 +142,7 @@ const (
 //	h    = Relu(z · W1 + b1)                  [N, E·H]     MatMul, Add, Relu
 //	g    = features · S                       [N, E]       MatMul (S selects the kind one-hot)
 //	hg   = h ⊙ (g · X)                        [N, E·H]     MatMul, Mul (X spreads g over each block)
-//	skip = (z · K ⊙ g) · 1                    [N, 1]       MatMul, Mul, MatMul (K: heuristic column × Skip)
+//	skip = (z · K ⊙ g) · 1                    [N, 1]       MatMul, Mul, MatMul (K: each expert's base columns × Skip, Exact)
 //	out  = Sigmoid(hg · W2 + g · B2 + skip)   [N, 1]       MatMul, MatMul, Add, Add, Sigmoid
 //	relevance = Reshape(out, [-1])            [N]
 func (m *Model) ONNX(doc string, metadata [][2]string) []byte {
@@ -134,8 +163,9 @@ func (m *Model) ONNX(doc string, metadata [][2]string) []byte {
 		copy(b1[k*H:], e.B1)
 		copy(w2[k*H:], e.W2)
 		b2[k] = e.B2
-		skip[heuristicColumn*E+k] = e.Skip
-		skip[exactColumn*E+k] = e.Exact
+		lc, ec := baseColumns(e.Base)
+		skip[lc*E+k] = e.Skip
+		skip[ec*E+k] = e.Exact
 		ones[k] = 1
 		sel[linefeat.KindColumns[k]*E+k] = 1
 		for j := 0; j < H; j++ {
@@ -191,6 +221,9 @@ func (m *Model) check() error {
 	for k, e := range m.Experts {
 		if len(e.W1) != m.F*m.Hidden || len(e.B1) != m.Hidden || len(e.W2) != m.Hidden {
 			return fmt.Errorf("model: expert %s has inconsistent shapes", linefeat.Kinds[k])
+		}
+		if lc, _ := baseColumns(e.Base); lc < 0 {
+			return fmt.Errorf("model: expert %s has unknown base %q (want one of %v)", linefeat.Kinds[k], e.Base, Bases)
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-pruner/mcp-pruner/benchmarks"
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+	"github.com/mcp-pruner/mcp-pruner/scorers/structural"
 	"github.com/mcp-pruner/mcp-pruner/tokenizer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -55,7 +56,73 @@ func syntheticCases() []benchmarks.Case {
 func smallConfig() Config {
 	cfg := DefaultConfig()
 	cfg.Epochs, cfg.Hidden, cfg.HardNegatives, cfg.RandomNegatives = 5, 4, 10, 10
+	cfg.LinearKinds = nil // exercise the MLP path
 	return cfg
+}
+
+func TestExpertBasesAndLinearKinds(t *testing.T) {
+	ctx := context.Background()
+	data, err := sampleAll(ctx, syntheticCases(), &Config{Seed: 1, HardNegatives: 10, RandomNegatives: 10, Workers: 1}, nil)
+	require.NoError(t, err)
+	tests := []struct {
+		name                        string
+		structural, linear, frozen  []string
+		wantBase                    string
+		wantMLP, wantExact, trained bool
+	}{
+		{name: "heuristic MLP", wantBase: BaseHeuristic, wantMLP: true, trained: true},
+		{name: "structural MLP", structural: []string{"code_other"}, wantBase: BaseStructural, wantMLP: true, trained: true},
+		{name: "structural linear", structural: []string{"code_other"}, linear: []string{"code_other"}, wantBase: BaseStructural, trained: true},
+		{name: "structural frozen", structural: []string{"code_other"}, frozen: []string{"code_other"}, wantBase: BaseStructural, wantExact: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := smallConfig()
+			cfg.StructuralKinds, cfg.LinearKinds, cfg.FrozenKinds = tt.structural, tt.linear, tt.frozen
+			m, err := fit(ctx, data, cfg)
+			require.NoError(t, err)
+			e := m.Experts[1] // code_other: the synthetic Go cases
+			assert.Equal(t, tt.wantBase, e.Base)
+			nonZero := func(v []float32) bool {
+				for _, x := range v {
+					if x != 0 {
+						return true
+					}
+				}
+				return false
+			}
+			assert.Equal(t, tt.wantMLP, nonZero(e.W2), "MLP output weights")
+			assert.Equal(t, tt.wantExact, e.Exact == 1)
+			assert.Equal(t, tt.trained, e.Skip != 0)
+			for _, c := range exactColumns {
+				assert.False(t, nonZero(e.W1[c*m.Hidden:(c+1)*m.Hidden]), "the MLP reads exact column %d", c)
+			}
+			if tt.trained && !tt.wantMLP {
+				sc, _ := baseColumns(tt.wantBase)
+				assert.NotEqual(t, float32(m.Std[sc]), e.Skip, "a linear expert's skip weight did not move from its start")
+			}
+		})
+	}
+}
+
+func TestFrozenStructuralExpertReturnsStructuralScores(t *testing.T) {
+	ctx := context.Background()
+	cases := syntheticCases()
+	data, err := sampleAll(ctx, cases, &Config{Seed: 1, HardNegatives: 10, RandomNegatives: 10, Workers: 1}, nil)
+	require.NoError(t, err)
+	cfg := smallConfig()
+	cfg.StructuralKinds, cfg.FrozenKinds = []string{"code_other"}, []string{"code_other"}
+	m, err := fit(ctx, data, cfg)
+	require.NoError(t, err)
+	req := &engine.ScoreRequest{Lines: engine.SplitLines(cases[0].Text), Goal: cases[0].GoalHint, SourceType: engine.SourceCode, Path: cases[0].Path}
+	got, err := (&Scorer{Model: m}).Score(ctx, req)
+	require.NoError(t, err)
+	want, err := structural.New().Score(ctx, req)
+	require.NoError(t, err)
+	assert.InDeltaSlice(t, want.Scores, got.Scores, 1e-6)
+	h, err := heuristic.New().Score(ctx, req)
+	require.NoError(t, err)
+	assert.NotEqual(t, h.Scores, want.Scores, "structural equals the heuristic here: the test could not fail")
 }
 
 func TestTrainingIsDeterministic(t *testing.T) {
