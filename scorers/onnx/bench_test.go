@@ -39,19 +39,30 @@ func shippedOrTiny(b *testing.B) string {
 	return writeLineModel(b, tinyModel(), nil)
 }
 
-// BenchmarkScore measures one Score call (features + onnxruntime) on 2,000 lines.
+// BenchmarkScore measures one Score call (features + onnxruntime) on 200 to 10,000 lines.
+// "warm" repeats one text, so the structural scorer's outline cache (keyed by content) hits;
+// "cold" edits the first line every call, so every call parses the file again.
 func BenchmarkScore(b *testing.B) {
 	for _, n := range []int{200, 2000, 10000} {
-		b.Run(fmt.Sprintf("lines=%d/family=line-features", n), func(b *testing.B) {
-			s := open(b, shippedOrTiny(b))
-			req := &engine.ScoreRequest{Lines: benchLines(n), Goal: "recover returns errMissingID for handler42", SourceType: engine.SourceCode, Path: "h.go"}
-			b.SetBytes(int64(len(strings.Join(req.Lines, "\n"))))
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				_, err := s.Score(context.Background(), req)
-				require.NoError(b, err)
+		for _, cold := range []bool{false, true} {
+			name := fmt.Sprintf("lines=%d/family=line-features/warm", n)
+			if cold {
+				name = fmt.Sprintf("lines=%d/family=line-features/cold", n)
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				s := open(b, shippedOrTiny(b))
+				req := &engine.ScoreRequest{Lines: benchLines(n), Goal: "recover returns errMissingID for handler42", SourceType: engine.SourceCode, Path: "h.go"}
+				b.SetBytes(int64(len(strings.Join(req.Lines, "\n"))))
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := range b.N {
+					if cold {
+						req.Lines[0] = fmt.Sprintf("// revision %d", i)
+					}
+					_, err := s.Score(context.Background(), req)
+					require.NoError(b, err)
+				}
+			})
+		}
 	}
 }

@@ -120,10 +120,11 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 	if n == 0 {
 		return &Matrix{X: out}, nil
 	}
-	hresp, err := heuristic.New().Score(ctx, req)
+	hresp, a, err := heuristic.New().ScoreWithAnalysis(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	q := a.Query
 	heur := hresp.Scores
 	// The structural scorer defers logs to the heuristic; skip the second pass there.
 	strs := heur
@@ -137,8 +138,6 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 		}
 		strs = sresp.Scores
 	}
-	q := heuristic.ParseGoal(req.Goal)
-	a := heuristic.Analyze(lines, q)
 	block, parent := heuristic.BlockScores(lines, a)
 	if err := ctx.Err(); err != nil {
 		return nil, err
