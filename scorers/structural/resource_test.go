@@ -10,8 +10,10 @@ import (
 	"testing"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"reflect"
 )
 
 // synthFile builds a realistic file of about n lines in lang ("go" or "python") from
@@ -165,5 +167,37 @@ func TestOutlineCacheReturnsPrivateCopies(t *testing.T) {
 	c.put(c.key("go", []byte("b")), o, "")
 	if _, _, ok := c.get(k); ok {
 		t.Fatal("the least recently used entry should be evicted past the bound")
+	}
+}
+
+// TestScoreGivenMatchesScore: handing structural the heuristic's own answer must not change
+// a single score, and must leave the caller's answer untouched.
+func TestScoreGivenMatchesScore(t *testing.T) {
+	s := New()
+	defer s.Close()
+	for _, req := range []*engine.ScoreRequest{
+		{Lines: strings.Split("package x\n\nfunc parseHeader(l string) string {\n\treturn l\n}\n\nfunc other() {}\n", "\n"), Goal: "parseHeader", SourceType: engine.SourceCode},
+		{Lines: []string{"ERROR x", "ok"}, Goal: "why", SourceType: engine.SourceLogs},
+		{Lines: []string{"no language here at all", "just words"}, Goal: "words", SourceType: engine.SourceCode},
+	} {
+		want, err := s.Score(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, a, err := heuristic.New().ScoreWithAnalysis(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hWarnings := len(h.Warnings)
+		got, err := s.ScoreGiven(context.Background(), req, h, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("ScoreGiven differs from Score:\n%+v\n%+v", want, got)
+		}
+		if len(h.Warnings) != hWarnings {
+			t.Fatal("ScoreGiven changed the caller's heuristic answer")
+		}
 	}
 }

@@ -92,22 +92,47 @@ func (s *Scorer) Languages() []string {
 
 // Score implements engine.Scorer.
 func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+	return s.ScoreGiven(ctx, req, nil, nil)
+}
+
+// ScoreGiven is Score for a caller that already has the heuristic's answer and Analysis for
+// this very request (the line-features model computes both), so they are not computed
+// twice. h and a may be nil, and are not modified.
+func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *engine.ScoreResponse, a *heuristic.Analysis) (*engine.ScoreResponse, error) {
 	if len(req.Lines) == 0 {
 		return &engine.ScoreResponse{Scores: []float64{}}, nil
 	}
+	heur := func() (*engine.ScoreResponse, *heuristic.Analysis, error) {
+		if h != nil && a != nil {
+			c := *h // a shallow copy: callers below only append to Warnings
+			c.Warnings = append([]string(nil), h.Warnings...)
+			return &c, a, nil
+		}
+		return s.fallback.ScoreWithAnalysis(ctx, req)
+	}
+	deferTo := func(warn string) (*engine.ScoreResponse, error) {
+		resp, _, err := heur()
+		if err != nil {
+			return nil, err
+		}
+		if warn != "" {
+			resp.Warnings = append(resp.Warnings, warn)
+		}
+		return resp, nil
+	}
 	if req.SourceType == engine.SourceLogs {
-		return s.fallback.Score(ctx, req)
+		return deferTo("")
 	}
 	if w := screen(req.Lines); w != "" {
-		return s.deferTo(ctx, req, w)
+		return deferTo(w)
 	}
 	name := s.langs.detect(req.Language, req.Path, req.Lines)
 	if name == "" {
-		return s.deferTo(ctx, req, WarnUnknownLanguage)
+		return deferTo(WarnUnknownLanguage)
 	}
 	// The heuristic's scores are half of every code score, and they choose what a long
 	// file's windowed parse covers.
-	h, a, err := s.fallback.ScoreWithAnalysis(ctx, req)
+	h, a, err := heur()
 	if err != nil {
 		return nil, err
 	}
@@ -167,16 +192,6 @@ func (s *Scorer) outline(ctx context.Context, l *lang, lines []string, h []float
 		return nil, warn, nil
 	}
 	return out, "", nil
-}
-
-// deferTo scores with the heuristic scorer and reports why.
-func (s *Scorer) deferTo(ctx context.Context, req *engine.ScoreRequest, warn string) (*engine.ScoreResponse, error) {
-	resp, err := s.fallback.Score(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	resp.Warnings = append(resp.Warnings, warn)
-	return resp, nil
 }
 
 // parse builds the outline of lines in language l. The parser and tree are freed before it

@@ -129,7 +129,7 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 	// The structural scorer defers logs to the heuristic; skip the second pass there.
 	strs := heur
 	if req.SourceType != engine.SourceLogs {
-		sresp, err := structuralScorer().Score(ctx, req)
+		sresp, err := structuralScorer().ScoreGiven(ctx, req, hresp, a)
 		if err != nil {
 			return nil, err
 		}
