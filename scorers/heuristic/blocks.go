@@ -7,6 +7,10 @@ type tree struct {
 	end    []int32 // end (exclusive) of the block a line heads; i+1 for a leaf
 }
 
+// Indent returns the indentation width of l (a tab counts 4) and whether l has any
+// non-blank character; a blank line reports width 0.
+func Indent(l string) (width int, nonBlank bool) { return indentOf(l) }
+
 func indentOf(l string) (int, bool) {
 	w := 0
 	for i := 0; i < len(l); i++ {

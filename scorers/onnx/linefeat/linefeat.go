@@ -257,7 +257,8 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 		if lastFail >= 0 {
 			nearLast = math.Exp(-math.Abs(float64(i-lastFail)) / 40)
 		}
-		ind, blank := indentOf(l)
+		ind, nonBlank := heuristic.Indent(l)
+		blank := !nonBlank
 		lead := leadOf(l)
 		directive := lead.directive && reDirective.MatchString(l)
 		if directive {
@@ -304,23 +305,6 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-// indentOf returns the indentation width of l (tabs count 4) and whether it is blank.
-func indentOf(l string) (int, bool) {
-	w := 0
-	for i := 0; i < len(l); i++ {
-		switch l[i] {
-		case ' ':
-			w++
-		case '\t':
-			w += 4
-		case '\r', '\f', '\v':
-		default:
-			return w, false
-		}
-	}
-	return 0, true
 }
 
 // rankShare returns, for each value, the share of values strictly greater.
