@@ -128,47 +128,6 @@ func appendTerms(dst []termHash, s string) []termHash {
 	return dst
 }
 
-// appendIdent appends an identifier's parts and, when it has several, its whole form.
-func appendIdent(dst []termHash, id string) []termHash {
-	part := uint64(fnvOffset)
-	partLen, parts := 0, 0
-	for k := 0; k < len(id); k++ {
-		c := id[k]
-		if c == '_' {
-			if partLen >= 2 {
-				dst = append(dst, termHash(part))
-				parts++
-			}
-			part, partLen = fnvOffset, 0
-			continue
-		}
-		if partLen > 0 && splitBefore(id, k) {
-			if partLen >= 2 {
-				dst = append(dst, termHash(part))
-				parts++
-			}
-			part, partLen = fnvOffset, 0
-		}
-		part = (part ^ uint64(lower(c))) * fnvPrime
-		partLen++
-	}
-	if partLen >= 2 {
-		dst = append(dst, termHash(part))
-		parts++
-	}
-	if parts > 1 {
-		// Most identifiers are one part; hash the whole form only for the others.
-		whole := uint64(fnvOffset)
-		for k := 0; k < len(id); k++ {
-			if id[k] != '_' {
-				whole = (whole ^ uint64(lower(id[k]))) * fnvPrime
-			}
-		}
-		dst = append(dst, termHash(whole))
-	}
-	return dst
-}
-
 // identParts returns the lowercase parts of an identifier and its joined form, for goal
 // analysis (which may allocate: goals are short).
 func identParts(id string) (parts []string, joined string) {

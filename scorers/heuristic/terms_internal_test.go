@@ -18,7 +18,7 @@ func TestGoalAndLineSplitAgree(t *testing.T) {
 		if len(parts) > 1 {
 			want = append(want, hashString(joined))
 		}
-		assert.Equal(t, want, appendIdent(nil, id), id)
+		assert.Equal(t, want, appendTerms(nil, id), id)
 	}
 	parts, _ := identParts("getHTTPServerV2")
 	assert.Equal(t, []string{"get", "http", "server"}, parts, "one-letter parts are dropped")
