@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"strconv"
@@ -52,12 +53,8 @@ func (c *serveConfig) applyEnv() error {
 		}
 		c.host = v
 	}
-	if v, ok := os.LookupEnv("MCP_PRUNER_PORT"); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 65535 {
-			return usagef("MCP_PRUNER_PORT=%q: want a port number 0..65535", v)
-		}
-		c.port = n
+	if err := envInt64("MCP_PRUNER_PORT", 0, 65535, "want a port number 0..65535", func(n int64) { c.port = int(n) }); err != nil {
+		return err
 	}
 	if v, ok := os.LookupEnv("MCP_PRUNER_AUTH_TOKEN"); ok {
 		c.authToken = v
@@ -68,19 +65,11 @@ func (c *serveConfig) applyEnv() error {
 	if v, ok := os.LookupEnv("MCP_PRUNER_ALLOWED_ORIGINS"); ok {
 		c.allowedOrigins = v
 	}
-	if v, ok := os.LookupEnv("MCP_PRUNER_MAX_BODY_BYTES"); ok {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 1 {
-			return usagef("MCP_PRUNER_MAX_BODY_BYTES=%q: want a positive integer", v)
-		}
-		c.maxBodyBytes = n
+	if err := envInt64("MCP_PRUNER_MAX_BODY_BYTES", 1, math.MaxInt64, "want a positive integer", func(n int64) { c.maxBodyBytes = n }); err != nil {
+		return err
 	}
-	if v, ok := os.LookupEnv("MCP_PRUNER_MAX_CONCURRENT_PRUNES"); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return usagef("MCP_PRUNER_MAX_CONCURRENT_PRUNES=%q: want a positive integer", v)
-		}
-		c.maxConcurrent = n
+	if err := envInt64("MCP_PRUNER_MAX_CONCURRENT_PRUNES", 1, math.MaxInt32, "want a positive integer", func(n int64) { c.maxConcurrent = int(n) }); err != nil {
+		return err
 	}
 	return c.logging.applyEnv()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"time"
@@ -43,26 +44,15 @@ func (c *engineConfig) register(fs *flag.FlagSet) {
 
 // applyEnv reads the MCP_PRUNER_* variables into c; call it before fs.Parse so flags win.
 func (c *engineConfig) applyEnv() error {
-	if v, ok := os.LookupEnv("MCP_PRUNER_MAX_INPUT_CHARS"); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return usagef("MCP_PRUNER_MAX_INPUT_CHARS=%q: want a positive integer", v)
-		}
-		c.maxInputChars = n
+	const positive = "want a positive integer"
+	if err := envInt64("MCP_PRUNER_MAX_INPUT_CHARS", 1, math.MaxInt32, positive, func(n int64) { c.maxInputChars = int(n) }); err != nil {
+		return err
 	}
-	if v, ok := os.LookupEnv("MCP_PRUNER_PRUNE_ID_TTL_S"); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return usagef("MCP_PRUNER_PRUNE_ID_TTL_S=%q: want an integer number of seconds >= 1", v)
-		}
-		c.ttl = time.Duration(n) * time.Second
+	if err := envInt64("MCP_PRUNER_PRUNE_ID_TTL_S", 1, math.MaxInt32, "want an integer number of seconds >= 1", func(n int64) { c.ttl = time.Duration(n) * time.Second }); err != nil {
+		return err
 	}
-	if v, ok := os.LookupEnv("MCP_PRUNER_STORE_BYTES"); ok {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 1 {
-			return usagef("MCP_PRUNER_STORE_BYTES=%q: want a positive integer", v)
-		}
-		c.storeBytes = n
+	if err := envInt64("MCP_PRUNER_STORE_BYTES", 1, math.MaxInt64, positive, func(n int64) { c.storeBytes = n }); err != nil {
+		return err
 	}
 	if v, ok := os.LookupEnv("MCP_PRUNER_ENCODING"); ok {
 		c.encoding = v
@@ -76,13 +66,21 @@ func (c *engineConfig) applyEnv() error {
 	if v, ok := os.LookupEnv(onnx.LibraryEnv); ok {
 		c.onnxLib = v
 	}
-	if v, ok := os.LookupEnv(onnxThreadsEnv); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return usagef("%s=%q: want a positive integer", onnxThreadsEnv, v)
-		}
-		c.onnxThreads = n
+	return envInt64(onnxThreadsEnv, 1, math.MaxInt32, positive, func(n int64) { c.onnxThreads = int(n) })
+}
+
+// envInt64 reads the integer environment variable name, if set, into set; a value that is not
+// an integer in [lo, hi] is a usage error "NAME="value": want".
+func envInt64(name string, lo, hi int64, want string, set func(int64)) error {
+	v, ok := os.LookupEnv(name)
+	if !ok {
+		return nil
 	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < lo || n > hi {
+		return usagef("%s=%q: %s", name, v, want)
+	}
+	set(n)
 	return nil
 }
 
