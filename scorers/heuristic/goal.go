@@ -46,8 +46,8 @@ func ParseGoal(goal string) *Query {
 		display string
 	}
 	terms := map[string]*acc{}
-	add := func(t, display string, w float64, exact, code bool) {
-		if len(t) < 3 || isStopWord(t) || isNumeric(t) {
+	add := func(t, display string, w float64, exact, code, named bool) {
+		if len(t) < 3 || isNumeric(t) || (isStopWord(t) && (!named || isKeyword(t))) {
 			return
 		}
 		a := terms[t]
@@ -60,12 +60,16 @@ func ParseGoal(goal string) *Query {
 		a.exact = a.exact || exact
 		a.code = a.code || code
 	}
-	addIdent := func(id string, w float64, code bool) {
+	addIdent := func(id string, w float64, code, whole bool) {
 		call := strings.HasSuffix(id, "(")
 		id = strings.TrimSuffix(id, "(")
+		dotted := strings.Contains(id, ".")
 		for _, seg := range strings.Split(id, ".") {
 			parts, joined := identParts(seg)
-			codeLike := code || call || isCodeLike(seg) || strings.Contains(id, ".")
+			codeLike := code || call || isCodeLike(seg) || dotted
+			// A word that is a member or a call ("xr.where", "get(") or a whole code span
+			// ("`where`") names an API even when it is an English stop word.
+			named := (dotted || call || whole) && len(parts) == 1
 			bonus := 1.0
 			if codeLike {
 				bonus = 1.6
@@ -75,10 +79,10 @@ func ParseGoal(goal string) *Query {
 			partW := w * bonus
 			if len(parts) > 1 {
 				partW *= identPartWeight
-				add(joined, seg, w*bonus*1.4, true, true)
+				add(joined, seg, w*bonus*1.4, true, true, false)
 			}
 			for _, p := range parts {
-				add(p, p, partW, false, codeLike)
+				add(p, p, partW, false, codeLike, named)
 			}
 		}
 	}
@@ -86,21 +90,22 @@ func ParseGoal(goal string) *Query {
 	codeSpans := reFence.FindAllString(goal, -1)
 	codeSpans = append(codeSpans, reBacktick.FindAllString(goal, -1)...)
 	for _, span := range codeSpans {
-		for _, id := range reIdent.FindAllString(span, -1) {
-			addIdent(id, 1.3, true)
+		ids := reIdent.FindAllString(span, -1)
+		for _, id := range ids {
+			addIdent(id, 1.3, true, len(ids) == 1 && strings.HasPrefix(span, "`") && !strings.HasPrefix(span, "```"))
 		}
 	}
 	for _, m := range reFrame.FindAllStringSubmatch(goal, -1) {
-		addIdent(m[2], 2.0, true)
+		addIdent(m[2], 2.0, true, true)
 		base := m[1][strings.LastIndexAny(m[1], `/\`)+1:]
-		addIdent(strings.TrimSuffix(base, ".py"), 1.2, true)
+		addIdent(strings.TrimSuffix(base, ".py"), 1.2, true, false)
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(goal), "\n")
 	for _, id := range reIdent.FindAllString(first, -1) {
-		addIdent(id, 1.5, false)
+		addIdent(id, 1.5, false, false)
 	}
 	for _, id := range reIdent.FindAllString(goal, -1) {
-		addIdent(id, 1.0, false)
+		addIdent(id, 1.0, false, false)
 	}
 	_ = reQuotedMsg
 
@@ -177,3 +182,16 @@ elif else args kwargs print`) {
 }()
 
 func isStopWord(w string) bool { return stopWords[w] }
+
+// keywords are the stop words that stay out even as code (see ParseGoal): language
+// keywords, and the receivers and literals every snippet is full of.
+var keywords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`and are but can for from has its not the was self cls none true false
+def return class import pass elif else args kwargs print this new with while`) {
+		m[w] = true
+	}
+	return m
+}()
+
+func isKeyword(w string) bool { return keywords[w] }

@@ -44,6 +44,17 @@ func TestParseGoal(t *testing.T) {
 			top:     "maxdepth",
 		},
 		{
+			name:    "an API named like a stop word is kept when it is code",
+			goal:    "xr.where not preserving attributes; `get` and make() as well; see `self.output`",
+			present: []string{"where", "get", "make", "output", "attributes", "preserving"},
+			absent:  []string{"not", "see", "self"},
+		},
+		{
+			name:   "the same words in prose stay stop words",
+			goal:   "where do we get the output when we make it",
+			absent: []string{"where", "get", "output", "make"},
+		},
+		{
 			name:   "stop words and short words dropped",
 			goal:   "it is a the of to in an",
 			absent: []string{"the", "it", "is"},
