@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -99,34 +100,55 @@ func TestNoMemoryGrowth(t *testing.T) {
 	assert.Less(t, growth, int64(32<<20), "resident memory grew by %d KiB over 10,000 parses", growth>>10)
 }
 
+// BenchmarkScore measures parse + score of a file the scorer meets in three states:
+//   - file=new: a file never seen (a new path, and a comment appended to every 100th line,
+//     so every window of a long file is parsed too);
+//   - file=edited: the file at the same path with one line changed since the last call (an
+//     agent's read, edit, read again), reparsed incrementally from the kept tree;
+//   - file=unchanged: the same text again (a re-read with another goal), which the outline
+//     cache answers without parsing.
 func BenchmarkScore(b *testing.B) {
 	s := New()
 	b.Cleanup(func() { _ = s.Close() })
 	for _, lang := range []string{"go", "python"} {
-		for _, n := range []int{1000, 10000} {
-			lines := synthFile(lang, n)
-			path := "f.go"
-			if lang == "python" {
-				path = "f.py"
-			}
-			req := &engine.ScoreRequest{Lines: lines, Goal: "handle42 returns field too long for a short value", SourceType: engine.SourceCode, Path: path}
-			bytes := 0
-			for _, l := range lines {
-				bytes += len(l) + 1
-			}
-			b.Run(fmt.Sprintf("lang=%s/lines=%d", lang, n), func(b *testing.B) {
-				b.ReportAllocs()
-				b.SetBytes(int64(bytes))
-				cpu0 := processCPU()
-				for b.Loop() {
-					if _, err := s.Score(context.Background(), req); err != nil {
-						b.Fatal(err)
-					}
+		for _, n := range []int{1000, 2000, 10000} {
+			for _, state := range []string{"new", "edited", "unchanged"} {
+				lines := synthFile(lang, n)
+				ext, comment := "go", " // revision %d"
+				if lang == "python" {
+					ext, comment = "py", " # revision %d"
 				}
-				// CPU per op (all threads, GC included): wall time on the shared machine
-				// mostly measures its load.
-				b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
-			})
+				req := &engine.ScoreRequest{Lines: lines, Goal: "handle42 returns field too long for a short value", SourceType: engine.SourceCode, Path: fmt.Sprintf("%s-%d.%s", state, n, ext)}
+				orig := slices.Clone(lines)
+				bytes := 0
+				for _, l := range lines {
+					bytes += len(l) + 1
+				}
+				b.Run(fmt.Sprintf("lang=%s/lines=%d/file=%s", lang, n, state), func(b *testing.B) {
+					b.ReportAllocs()
+					b.SetBytes(int64(bytes))
+					cpu0 := processCPU()
+					i := 0
+					for b.Loop() {
+						i++
+						switch state {
+						case "new":
+							req.Path = fmt.Sprintf("new-%d-%d.%s", n, i, ext)
+							for k := 0; k < len(lines); k += 100 {
+								lines[k] = orig[k] + fmt.Sprintf(comment, i)
+							}
+						case "edited":
+							lines[n/2] = orig[n/2] + fmt.Sprintf(comment, i)
+						}
+						if _, err := s.Score(context.Background(), req); err != nil {
+							b.Fatal(err)
+						}
+					}
+					// CPU per op (all threads, GC included): wall time on the shared machine
+					// mostly measures its load.
+					b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+				})
+			}
 		}
 	}
 }

@@ -14,6 +14,7 @@ package structural
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -52,6 +53,9 @@ type Scorer struct {
 	langs    *languages
 	fallback *heuristic.Scorer
 	outlines *outlineCache
+	trees    *treeCache
+	// reparsed counts incremental reparses (for tests and benchmarks).
+	reparsed atomic.Int64
 }
 
 var (
@@ -62,7 +66,7 @@ var (
 // New returns a structural scorer that defers to the heuristic scorer when it cannot use
 // structure.
 func New() *Scorer {
-	return &Scorer{langs: loadLanguages(), fallback: heuristic.New(), outlines: newOutlineCache(outlineCacheEntries)}
+	return &Scorer{langs: loadLanguages(), fallback: heuristic.New(), outlines: newOutlineCache(outlineCacheEntries), trees: newTreeCache()}
 }
 
 // Describe implements engine.Describer.
@@ -75,9 +79,10 @@ func (*Scorer) Describe() engine.ScorerInfo {
 	}
 }
 
-// Close frees the idle parsers.
+// Close frees the idle parsers and the kept trees.
 func (s *Scorer) Close() error {
 	s.langs.close()
+	s.trees.close()
 	return nil
 }
 
@@ -142,7 +147,7 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		o = rstOutline(req.Lines)
 	} else {
 		var warn string
-		o, warn, err = s.outline(ctx, s.langs.byName[name], req.Lines, h.Scores)
+		o, warn, err = s.outline(ctx, s.langs.byName[name], req.Path, req.Lines, h.Scores)
 		if err != nil {
 			return nil, err
 		}
@@ -168,14 +173,14 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 // outline parses lines in language l: whole up to parseLines, else in windows around the
 // best lines of h. A window with too many syntax errors contributes no units; the warning
 // is returned only when no window could be used.
-func (s *Scorer) outline(ctx context.Context, l *lang, lines []string, h []float64) (*outline, string, error) {
+func (s *Scorer) outline(ctx context.Context, l *lang, path string, lines []string, h []float64) (*outline, string, error) {
 	if len(lines) <= parseLines {
-		return s.parse(ctx, l, lines)
+		return s.parse(ctx, l, path, lines)
 	}
 	out := &outline{}
 	warn := WarnSyntaxErrors
 	for _, w := range chooseWindows(lines, h, parseLines) {
-		o, wwarn, err := s.parse(ctx, l, dedent(lines[w.start:w.end]))
+		o, wwarn, err := s.parse(ctx, l, "", dedent(lines[w.start:w.end]))
 		if err != nil {
 			return nil, "", err
 		}
@@ -194,9 +199,10 @@ func (s *Scorer) outline(ctx context.Context, l *lang, lines []string, h []float
 	return out, "", nil
 }
 
-// parse builds the outline of lines in language l. The parser and tree are freed before it
-// returns: the bindings' finalizers do not free C memory reliably.
-func (s *Scorer) parse(ctx context.Context, l *lang, lines []string) (*outline, string, error) {
+// parse builds the outline of lines in language l. A file with a path keeps its tree in the
+// tree cache, so its next version reparses incrementally; otherwise the tree is freed before
+// parse returns (the bindings' finalizers do not free C memory reliably).
+func (s *Scorer) parse(ctx context.Context, l *lang, path string, lines []string) (*outline, string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
@@ -205,15 +211,29 @@ func (s *Scorer) parse(ctx context.Context, l *lang, lines []string) (*outline, 
 	if o, warn, ok := s.outlines.get(key); ok {
 		return o, warn, nil
 	}
-	o, warn, err := s.parseSource(ctx, l, lines, src)
+	o, warn, err := s.parseSource(ctx, l, path, lines, src)
 	if err == nil && warn != WarnParseFailed { // a halted parse may succeed next time
 		s.outlines.put(key, o, warn)
 	}
 	return o, warn, err
 }
 
-// parseSource parses src (lines joined) with a pooled parser.
-func (s *Scorer) parseSource(ctx context.Context, l *lang, lines []string, src []byte) (*outline, string, error) {
+// parseSource parses src (lines joined) with a pooled parser, incrementally from the tree
+// of path's previous version when the tree cache has one.
+func (s *Scorer) parseSource(ctx context.Context, l *lang, path string, lines []string, src []byte) (*outline, string, error) {
+	var old *sitter.Tree
+	key := treeKey{lang: l.name, path: path}
+	if path != "" {
+		if t, osrc, ok := s.trees.take(key); ok {
+			if e, ok := editBetween(osrc, src); ok {
+				t.Edit(e)
+				old = t
+				s.reparsed.Add(1)
+			} else {
+				t.Close()
+			}
+		}
+	}
 	p := l.getParser()
 	// The bindings watch a cancellable context from a goroutine that may set the parser's
 	// cancellation flag after the parse has returned (when the caller cancels later), and
@@ -226,7 +246,10 @@ func (s *Scorer) parseSource(ctx context.Context, l *lang, lines []string, src [
 		limit = max(1, int(time.Until(d).Microseconds()))
 	}
 	p.SetOperationLimit(limit)
-	tree, err := p.ParseCtx(context.WithoutCancel(ctx), nil, src)
+	tree, err := p.ParseCtx(context.WithoutCancel(ctx), old, src)
+	if old != nil {
+		old.Close()
+	}
 	if err != nil || tree == nil {
 		// A halted parser keeps its state to resume; do not pool it.
 		p.Close()
@@ -244,7 +267,12 @@ func (s *Scorer) parseSource(ctx context.Context, l *lang, lines []string, src [
 		return nil, "", err
 	}
 	defer l.putParser(p)
-	defer tree.Close()
+	if path != "" {
+		// Deferred, so the tree is handed over only once the outline has been read from it.
+		defer s.trees.put(key, src, tree)
+	} else {
+		defer tree.Close()
+	}
 	root := tree.RootNode()
 	if root.HasError() && errorShare(root, len(lines)) > maxErrorShare {
 		return nil, WarnSyntaxErrors, nil

@@ -189,7 +189,7 @@ func (s *Scorer) outlineOf(t *testing.T, lang string, lines []string) *outline {
 	if lang == langRST {
 		return rstOutline(lines)
 	}
-	o, warn, err := s.parse(context.Background(), s.langs.byName[lang], lines)
+	o, warn, err := s.parse(context.Background(), s.langs.byName[lang], "", lines)
 	require.NoError(t, err)
 	require.Empty(t, warn)
 	return o

@@ -146,7 +146,7 @@ func TestLongFileWindows(t *testing.T) {
 			assert.Equal(t, 0, ws[0].start, "the file's head is parsed")
 			assert.LessOrEqual(t, parsed, parseLines+2*windowRadius+alignReach+1)
 
-			o, warn, err := s.outline(context.Background(), s.langs.byName[lang], lines, h.Scores)
+			o, warn, err := s.outline(context.Background(), s.langs.byName[lang], "", lines, h.Scores)
 			require.NoError(t, err)
 			require.Empty(t, warn)
 			found := false

@@ -1,0 +1,120 @@
+package structural
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestIncrementalReparseMatchesFresh edits every language's golden file step by step, as an
+// agent does between two reads, and checks that the outline built from the incremental
+// reparse (the previous version's tree, edited) is the outline of a fresh parse.
+func TestIncrementalReparseMatchesFresh(t *testing.T) {
+	files, err := filepath.Glob("testdata/lang/*.txtar")
+	require.NoError(t, err)
+	inc, fresh := New(), New()
+	t.Cleanup(func() { _ = inc.Close(); _ = fresh.Close() })
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
+		if name == langRST {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(f)
+			require.NoError(t, err)
+			a := parseArchive(raw)
+			path := strings.TrimSpace(a.get("path"))
+			lines := strings.Split(strings.TrimSuffix(a.get("input"), "\n"), "\n")
+			l := inc.langs.byName[name]
+			rng := rand.New(rand.NewPCG(1, uint64(len(lines))))
+			before := inc.reparsed.Load()
+			for step := range 40 {
+				if step > 0 {
+					lines = randomEdit(rng, lines)
+				}
+				got, gotWarn, err := inc.parse(context.Background(), l, path, lines)
+				require.NoError(t, err)
+				want, wantWarn, err := fresh.parseSource(context.Background(), l, "", lines, []byte(strings.Join(lines, "\n")))
+				require.NoError(t, err)
+				require.Equal(t, wantWarn, gotWarn, "step %d", step)
+				require.Equal(t, want, got, "step %d: outline after an incremental reparse differs from a fresh parse of\n%s", step, strings.Join(lines, "\n"))
+			}
+			assert.Greater(t, inc.reparsed.Load()-before, int64(20), "the edits were reparsed incrementally")
+		})
+	}
+}
+
+// randomEdit applies one edit an agent might make: change, insert, delete or duplicate a
+// line, or type into the middle of one.
+func randomEdit(rng *rand.Rand, lines []string) []string {
+	out := append([]string(nil), lines...)
+	i := rng.IntN(len(out))
+	switch rng.IntN(5) {
+	case 0: // duplicate a line elsewhere
+		j := rng.IntN(len(out) + 1)
+		out = append(out[:j], append([]string{out[i]}, out[j:]...)...)
+	case 1: // delete a line
+		if len(out) > 1 {
+			out = append(out[:i], out[i+1:]...)
+		}
+	case 2: // blank line
+		j := rng.IntN(len(out) + 1)
+		out = append(out[:j], append([]string{""}, out[j:]...)...)
+	case 3: // type an identifier into a line
+		c := rng.IntN(len(out[i]) + 1)
+		out[i] = out[i][:c] + fmt.Sprintf("x%d", rng.IntN(100)) + out[i][c:]
+	default: // delete a few bytes of a line
+		if n := len(out[i]); n > 0 {
+			c := rng.IntN(n)
+			out[i] = out[i][:c] + out[i][min(n, c+1+rng.IntN(4)):]
+		}
+	}
+	return out
+}
+
+func TestEditBetween(t *testing.T) {
+	old := []byte("ab\ncd\nef")
+	e, ok := editBetween(old, []byte("ab\ncXd\nef"))
+	require.True(t, ok)
+	assert.Equal(t, uint32(4), e.StartIndex)
+	assert.Equal(t, uint32(4), e.OldEndIndex)
+	assert.Equal(t, uint32(5), e.NewEndIndex)
+	assert.Equal(t, uint32(1), e.StartPoint.Row)
+	assert.Equal(t, uint32(1), e.StartPoint.Column)
+	assert.Equal(t, uint32(2), e.NewEndPoint.Column)
+
+	_, ok = editBetween(old, []byte("something else entirely"))
+	assert.False(t, ok, "a rewrite is parsed afresh")
+
+	// Repeated bytes: prefix and suffix never overlap.
+	e, ok = editBetween([]byte("aaaa"), []byte("aaaaaa"))
+	require.True(t, ok)
+	assert.LessOrEqual(t, e.StartIndex, e.OldEndIndex)
+	assert.Equal(t, e.NewEndIndex-e.StartIndex, uint32(2))
+}
+
+// TestTreeCacheBounded: the cache holds at most its entries and bytes, closes what it drops,
+// and Close empties it.
+func TestTreeCacheBounded(t *testing.T) {
+	s := New()
+	l := s.langs.byName["go"]
+	lines := synthFile("go", 200)
+	for i := range treeCacheEntries + 10 {
+		_, _, err := s.parse(context.Background(), l, fmt.Sprintf("f%d.go", i), append([]string{fmt.Sprintf("// %d", i)}, lines...))
+		require.NoError(t, err)
+	}
+	s.trees.mu.Lock()
+	assert.Equal(t, treeCacheEntries, s.trees.lru.Len())
+	assert.LessOrEqual(t, s.trees.bytes, treeCacheBytes)
+	s.trees.mu.Unlock()
+	require.NoError(t, s.Close())
+	assert.Zero(t, s.trees.lru.Len())
+	assert.Zero(t, s.trees.bytes)
+}
