@@ -42,22 +42,29 @@ func shippedOrTiny(b *testing.B) string {
 // BenchmarkScore measures one Score call (features + onnxruntime) on 200 to 10,000 lines.
 // "warm" repeats one text, so the structural scorer's outline cache (keyed by content) hits;
 // "cold" edits the first line every call, so every call parses the file again.
+// BenchmarkScore measures the line-features model on Go files in the three states an agent
+// shows a file in: file=new (never seen: the structural features need a full tree-sitter
+// parse), file=edited (one line changed at the same path: an incremental reparse) and
+// file=unchanged (a re-read with another goal: the outline is cached).
 func BenchmarkScore(b *testing.B) {
 	for _, n := range []int{200, 2000, 10000} {
-		for _, cold := range []bool{false, true} {
-			name := fmt.Sprintf("lines=%d/family=line-features/warm", n)
-			if cold {
-				name = fmt.Sprintf("lines=%d/family=line-features/cold", n)
-			}
-			b.Run(name, func(b *testing.B) {
+		for _, state := range []string{"new", "edited", "unchanged"} {
+			b.Run(fmt.Sprintf("lines=%d/family=line-features/file=%s", n, state), func(b *testing.B) {
 				s := open(b, shippedOrTiny(b))
 				req := &engine.ScoreRequest{Lines: benchLines(n), Goal: "recover returns errMissingID for handler42", SourceType: engine.SourceCode, Path: "h.go"}
+				orig := append([]string(nil), req.Lines...)
 				b.SetBytes(int64(len(strings.Join(req.Lines, "\n"))))
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := range b.N {
-					if cold {
-						req.Lines[0] = fmt.Sprintf("// revision %d", i)
+					switch state {
+					case "new":
+						req.Path = fmt.Sprintf("h%d.go", i)
+						for k := 0; k < n; k += 100 {
+							req.Lines[k] = fmt.Sprintf("%s // revision %d", orig[k], i)
+						}
+					case "edited":
+						req.Lines[n/2] = fmt.Sprintf("%s // revision %d", orig[n/2], i)
 					}
 					_, err := s.Score(context.Background(), req)
 					require.NoError(b, err)
