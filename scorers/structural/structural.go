@@ -166,6 +166,7 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		}
 	} else {
 		blendCode(scores, h.Scores, o)
+		heuristic.LiftComments(req.Goal, req.Lines, scores)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }

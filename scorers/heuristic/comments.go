@@ -1,0 +1,96 @@
+package heuristic
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A goal whose title is about comments ("fix typo in jsdoc comment", "docs: correct the
+// docstring of parse") is answered by comment lines: the fix edits prose, which shares
+// little with the code around it, so comment lines are lifted above most code and ranked
+// among themselves by their own match. On commits.dev (28 of 222 subjects ask about
+// comments) recall at 20% of tokens rose 0.485 → 0.512 (heuristic) and 0.516 → 0.554
+// (structural); code.dev has one such title. Only the first line (a commit subject, an issue title)
+// is read: issue bodies mention comments for other reasons (templates, "see comment").
+var reCommentIntent = regexp.MustCompile(`(?i)(^\s*docs(\(.*?\))?!?:|\b(comments?|jsdoc|javadoc|godoc|tsdoc|docstrings?|doc ?comments?|typos?|misspell\w*|spelling)\b)`)
+
+// AboutComments reports whether the goal's first line asks about comments or their prose.
+func AboutComments(goal string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(goal), "\n")
+	return reCommentIntent.MatchString(first)
+}
+
+// commentLift is the floor a comment line is lifted to under a comments goal, with its own
+// score filling the rest: comments rank above all code but the code that matches well, the
+// matching comments first. It sits just under the heuristic's threshold, so in threshold
+// mode a comment is kept when it matches, not merely for being one. (Damping code as well
+// lost recall on commits.dev: the code a comment describes helps find the comment.)
+const commentLift = 0.45
+
+// LiftComments raises the scores of comment lines (of code) in place when the goal is about
+// comments, and reports whether it did.
+func LiftComments(goal string, lines []string, scores []float64) bool {
+	if !AboutComments(goal) {
+		return false
+	}
+	for i, c := range CommentLines(lines) {
+		if c {
+			scores[i] = commentLift + (1-commentLift)*scores[i]
+		}
+	}
+	return true
+}
+
+// CommentLines marks the lines of code that are comments or docstrings: line comments
+// (//, #, --, ;), block comments (/* … */ and their * continuation lines, <!-- … -->) and
+// Python docstrings (a triple-quoted string that starts its line). Preprocessor lines
+// (#include, #define, …) and shebangs are code.
+func CommentLines(lines []string) []bool {
+	out := make([]bool, len(lines))
+	var closer string // the end of the block comment or docstring we are in
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if closer != "" {
+			out[i] = true
+			if strings.Contains(t, closer) {
+				closer = ""
+			}
+			continue
+		}
+		switch {
+		case t == "":
+		case strings.HasPrefix(t, "//"), strings.HasPrefix(t, "--"), strings.HasPrefix(t, ";"):
+			out[i] = true
+		case strings.HasPrefix(t, "#"):
+			out[i] = !strings.HasPrefix(t, "#!") && !isPreprocessor(t)
+		case strings.HasPrefix(t, "/*"):
+			out[i] = true
+			if !strings.Contains(t[2:], "*/") {
+				closer = "*/"
+			}
+		case strings.HasPrefix(t, "<!--"):
+			out[i] = true
+			if !strings.Contains(t[4:], "-->") {
+				closer = "-->"
+			}
+		case strings.HasPrefix(t, `"""`), strings.HasPrefix(t, `'''`),
+			strings.HasPrefix(t, `r"""`), strings.HasPrefix(t, `r'''`):
+			q := strings.TrimPrefix(t, "r")[:3]
+			out[i] = true
+			if !strings.Contains(strings.TrimPrefix(t, "r")[3:], q) {
+				closer = q
+			}
+		}
+	}
+	return out
+}
+
+func isPreprocessor(t string) bool {
+	w := strings.TrimSpace(t[1:])
+	for _, d := range [...]string{"include", "define", "undef", "if", "ifdef", "ifndef", "else", "elif", "endif", "pragma", "error", "warning", "line", "import"} {
+		if strings.HasPrefix(w, d) && (len(w) == len(d) || w[len(d)] == ' ' || w[len(d)] == '\t' || w[len(d)] == '<' || w[len(d)] == '"' || w[len(d)] == '(') {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,88 @@
+package heuristic_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAboutComments(t *testing.T) {
+	for goal, want := range map[string]bool{
+		"docs: fix typo in private api jsdoc":                                          true,
+		"Fix deprecation comment for Command.SetOutput (#2172)":                        true,
+		"docs(router): explain the order of middleware":                                true,
+		"Fix some typos (mostly found by codespell)":                                   true,
+		"correct the docstring of parse_header":                                        true,
+		"fix: commit design doc during design phases":                                  false,
+		"Prevent parser to panic on an empty block":                                    false,
+		"xr.where drops attributes\n<!-- This comments are hidden when you submit -->": false,
+	} {
+		assert.Equal(t, want, heuristic.AboutComments(goal), goal)
+	}
+}
+
+func TestCommentLines(t *testing.T) {
+	src := []string{
+		"#!/usr/bin/env python",            // 0 shebang: code
+		"# a comment",                      // 1
+		"#include <stdio.h>",               // 2 preprocessor: code
+		"/**",                              // 3
+		" * Send a response.",              // 4
+		" * @param {*} body",               // 5
+		" */",                              // 6
+		"res.send = function send(body) {", // 7
+		"  // inline note",                 // 8
+		"  return this; /* trailing */",    // 9
+		`    """Parse a header.`,           // 10
+		"",                                 // 11
+		`    Returns a dict."""`,           // 12
+		`    x = """not a docstring"""`,    // 13
+		"<!-- note -->",                    // 14
+		"};",                               // 15
+	}
+	want := []bool{false, true, false, true, true, true, true, false, true, false, true, true, true, false, true, false}
+	assert.Equal(t, want, heuristic.CommentLines(src))
+}
+
+// TestCommentGoalRanksCommentsFirst: under a goal about a comment, comment lines rise above
+// code that does not match (the doc comment of the named function most), and under any other
+// goal they do not.
+func TestCommentGoalRanksCommentsFirst(t *testing.T) {
+	lines := strings.Split(commentFixture, "\n")
+	score := func(goal string) []float64 {
+		resp, err := heuristic.New().Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: goal, SourceType: engine.SourceCode})
+		require.NoError(t, err)
+		return resp.Scores
+	}
+	about, other := score("docs: fix res.sendStatus jsdoc comment"), score("fix res.sendStatus status code")
+	const doc, unrelatedComment, unrelatedCode, matchingCode = 1, 12, 15, 6
+	assert.Greater(t, about[doc], other[doc]+0.2, "the doc comment is lifted")
+	assert.Greater(t, about[doc], about[unrelatedCode], "the doc comment outranks unrelated code")
+	assert.Greater(t, about[unrelatedComment], about[unrelatedCode], "any comment outranks unrelated code")
+	assert.Less(t, about[unrelatedComment], about[matchingCode], "code that matches well still outranks an unrelated comment")
+	assert.Greater(t, other[matchingCode], other[unrelatedComment], "without the intent, matching code outranks comments")
+	assert.Less(t, other[doc], other[unrelatedCode]+0.2, "and comments are not lifted")
+}
+
+const commentFixture = `/**
+ * Send a response with status code and body.
+ * @param {number} statusCode
+ * @return {ServerResponse}
+ */
+res.sendStatus = function sendStatus(statusCode) {
+  var body = statuses.message[statusCode] || String(statusCode)
+  this.statusCode = statusCode
+  return this.send(body)
+}
+
+/**
+ * Set header field to value.
+ */
+res.set = function header(field, val) {
+  this.setHeader(field, val)
+}`
