@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
@@ -46,6 +47,8 @@ func shippedOrTiny(b *testing.B) string {
 // shows a file in: file=new (never seen: the structural features need a full tree-sitter
 // parse), file=edited (one line changed at the same path: an incremental reparse) and
 // file=unchanged (a re-read with another goal: the outline is cached).
+var benchRevision atomic.Int64
+
 func BenchmarkScore(b *testing.B) {
 	for _, n := range []int{200, 2000, 10000} {
 		for _, state := range []string{"new", "edited", "unchanged"} {
@@ -56,7 +59,9 @@ func BenchmarkScore(b *testing.B) {
 				b.SetBytes(int64(len(strings.Join(req.Lines, "\n"))))
 				b.ReportAllocs()
 				b.ResetTimer()
-				for i := range b.N {
+				for range b.N {
+					// Unique across runs too (-count), or a later run would hit the caches.
+					i := benchRevision.Add(1)
 					switch state {
 					case "new":
 						req.Path = fmt.Sprintf("h%d.go", i)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
@@ -107,6 +108,8 @@ func TestNoMemoryGrowth(t *testing.T) {
 //     agent's read, edit, read again), reparsed incrementally from the kept tree;
 //   - file=unchanged: the same text again (a re-read with another goal), which the outline
 //     cache answers without parsing.
+var benchRevision atomic.Int64
+
 func BenchmarkScore(b *testing.B) {
 	s := New()
 	b.Cleanup(func() { _ = s.Close() })
@@ -128,9 +131,9 @@ func BenchmarkScore(b *testing.B) {
 					b.ReportAllocs()
 					b.SetBytes(int64(bytes))
 					cpu0 := processCPU()
-					i := 0
 					for b.Loop() {
-						i++
+						// Unique across runs too (-count), or a later run would hit the caches.
+						i := benchRevision.Add(1)
 						switch state {
 						case "new":
 							req.Path = fmt.Sprintf("new-%d-%d.%s", n, i, ext)
