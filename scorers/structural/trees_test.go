@@ -118,3 +118,41 @@ func TestTreeCacheBounded(t *testing.T) {
 	assert.Zero(t, s.trees.lru.Len())
 	assert.Zero(t, s.trees.bytes)
 }
+
+// TestTreeCacheConcurrentEdits: goroutines score versions of the same file at the same path at
+// once (each takes the kept tree or parses afresh); every outline must equal a fresh parse's,
+// and nothing may race (go test -race).
+func TestTreeCacheConcurrentEdits(t *testing.T) {
+	s, fresh := New(), New()
+	t.Cleanup(func() { _ = s.Close(); _ = fresh.Close() })
+	l := s.langs.byName["go"]
+	base := synthFile("go", 300)
+	done := make(chan error, 4)
+	for w := range 4 {
+		go func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 9))
+			lines := append([]string(nil), base...)
+			for range 25 {
+				lines = randomEdit(rng, lines)
+				got, _, err := s.parse(context.Background(), l, "shared.go", lines)
+				if err != nil {
+					done <- err
+					return
+				}
+				want, _, err := fresh.parseSource(context.Background(), l, "", lines, []byte(strings.Join(lines, "\n")))
+				if err != nil {
+					done <- err
+					return
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					done <- fmt.Errorf("worker %d: outline differs from a fresh parse", w)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		require.NoError(t, <-done)
+	}
+}
