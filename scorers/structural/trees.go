@@ -11,7 +11,7 @@ import (
 // treeCache keeps the syntax trees of recently parsed files by language and path, so that a
 // file the agent has just edited is reparsed incrementally: tree-sitter reuses the old tree's
 // unchanged subtrees and a one-line edit of a 2,000-line file reparses in a fraction of a
-// millisecond instead of ~10 ms (BenchmarkScore, cache=edit). The outline cache answers an
+// millisecond instead of ~10 ms (BenchmarkScore, file=edited). The outline cache answers an
 // unchanged file; this one answers a changed file at a known path.
 //
 // A tree is C memory that the bindings do not free reliably, so every tree here is owned by
@@ -19,9 +19,7 @@ import (
 // bounded in entries and in source bytes; what falls out is closed at once.
 type treeCache struct {
 	mu     sync.Mutex
-	max    int
 	bytes  int // source bytes held
-	budget int // most source bytes held
 	lru    *list.List
 	byKey  map[treeKey]*list.Element
 	closed bool
@@ -46,7 +44,15 @@ const (
 )
 
 func newTreeCache() *treeCache {
-	return &treeCache{max: treeCacheEntries, budget: treeCacheBytes, lru: list.New(), byKey: map[treeKey]*list.Element{}}
+	return &treeCache{lru: list.New(), byKey: map[treeKey]*list.Element{}}
+}
+
+// remove unlinks an entry and returns it; the caller owns its tree. c.mu must be held.
+func (c *treeCache) remove(el *list.Element) *treeEntry {
+	e := c.lru.Remove(el).(*treeEntry)
+	delete(c.byKey, e.key)
+	c.bytes -= len(e.src)
+	return e
 }
 
 // take removes and returns the tree last stored for key with its source; the caller owns it.
@@ -57,9 +63,7 @@ func (c *treeCache) take(k treeKey) (*sitter.Tree, []byte, bool) {
 	if !ok {
 		return nil, nil, false
 	}
-	e := c.lru.Remove(el).(*treeEntry)
-	delete(c.byKey, k)
-	c.bytes -= len(e.src)
+	e := c.remove(el)
 	return e.tree, e.src, true
 }
 
@@ -68,23 +72,17 @@ func (c *treeCache) take(k treeKey) (*sitter.Tree, []byte, bool) {
 func (c *treeCache) put(k treeKey, src []byte, tree *sitter.Tree) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed || len(src) > c.budget/4 {
+	if c.closed || len(src) > treeCacheBytes/4 {
 		tree.Close()
 		return
 	}
 	if el, ok := c.byKey[k]; ok {
-		old := c.lru.Remove(el).(*treeEntry)
-		delete(c.byKey, k)
-		c.bytes -= len(old.src)
-		old.tree.Close()
+		c.remove(el).tree.Close()
 	}
 	c.byKey[k] = c.lru.PushFront(&treeEntry{key: k, src: src, tree: tree})
 	c.bytes += len(src)
-	for c.lru.Len() > c.max || c.bytes > c.budget {
-		old := c.lru.Remove(c.lru.Back()).(*treeEntry)
-		delete(c.byKey, old.key)
-		c.bytes -= len(old.src)
-		old.tree.Close()
+	for c.lru.Len() > treeCacheEntries || c.bytes > treeCacheBytes {
+		c.remove(c.lru.Back()).tree.Close()
 	}
 }
 
@@ -92,12 +90,9 @@ func (c *treeCache) put(k treeKey, src []byte, tree *sitter.Tree) {
 func (c *treeCache) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for el := c.lru.Front(); el != nil; el = el.Next() {
-		el.Value.(*treeEntry).tree.Close()
+	for c.lru.Len() > 0 {
+		c.remove(c.lru.Front()).tree.Close()
 	}
-	c.lru.Init()
-	c.byKey = map[treeKey]*list.Element{}
-	c.bytes = 0
 	c.closed = true
 }
 
