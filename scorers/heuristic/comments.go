@@ -9,9 +9,10 @@ import (
 // docstring of parse") is answered by comment lines: the fix edits prose, which shares
 // little with the code around it, so comment lines are lifted above most code and ranked
 // among themselves by their own match. On commits.dev (28 of 222 subjects ask about
-// comments) recall at 20% of tokens rose 0.485 → 0.512 (heuristic) and 0.516 → 0.554
-// (structural); code.dev has one such title. Only the first line (a commit subject, an issue title)
-// is read: issue bodies mention comments for other reasons (templates, "see comment").
+// comments) recall at 20% of tokens rose 0.485 → 0.512 (heuristic) and 0.516 → 0.553
+// (structural); code.dev has one such title. Only the first line (a commit subject, an issue
+// title) is read: issue bodies mention comments for other reasons (templates, "see comment").
+// ParseGoal decides it once per goal (Query.AboutComments).
 var reCommentIntent = regexp.MustCompile(`(?i)(^\s*docs(\(.*?\))?!?:|\b(comments?|jsdoc|javadoc|godoc|tsdoc|docstrings?|doc ?comments?|typos?|misspell\w*|spelling)\b)`)
 
 // AboutComments reports whether the goal's first line asks about comments or their prose.
@@ -27,18 +28,17 @@ func AboutComments(goal string) bool {
 // lost recall on commits.dev: the code a comment describes helps find the comment.)
 const commentLift = 0.45
 
-// LiftComments raises the scores of comment lines (of code) in place when the goal is about
-// comments, and reports whether it did.
-func LiftComments(goal string, lines []string, scores []float64) bool {
-	if !AboutComments(goal) {
-		return false
+// LiftComments raises the scores of comment lines (of code) in place when q's goal is about
+// comments.
+func LiftComments(q *Query, lines []string, scores []float64) {
+	if !q.AboutComments {
+		return
 	}
 	for i, c := range CommentLines(lines) {
 		if c {
 			scores[i] = commentLift + (1-commentLift)*scores[i]
 		}
 	}
-	return true
 }
 
 // CommentLines marks the lines of code that are comments or docstrings: line comments
@@ -75,10 +75,10 @@ func CommentLines(lines []string) []bool {
 			}
 		case strings.HasPrefix(t, `"""`), strings.HasPrefix(t, `'''`),
 			strings.HasPrefix(t, `r"""`), strings.HasPrefix(t, `r'''`):
-			q := strings.TrimPrefix(t, "r")[:3]
+			t = strings.TrimPrefix(t, "r")
 			out[i] = true
-			if !strings.Contains(strings.TrimPrefix(t, "r")[3:], q) {
-				closer = q
+			if !strings.Contains(t[3:], t[:3]) {
+				closer = t[:3]
 			}
 		}
 	}

@@ -23,6 +23,8 @@ type Term struct {
 // Query is a goal analysed into weighted terms. It is immutable and safe to share.
 type Query struct {
 	Terms []Term
+	// AboutComments: the goal's first line asks about comments (see LiftComments).
+	AboutComments bool
 	index termTable // hash of a term or of one of its variants -> index in Terms
 }
 
@@ -109,7 +111,7 @@ func ParseGoal(goal string) *Query {
 	}
 	_ = reQuotedMsg
 
-	q := &Query{}
+	q := &Query{AboutComments: AboutComments(goal)}
 	for t, a := range terms {
 		// Repetition matters, with diminishing returns; each mention above counted once per
 		// pass, so normalise by the passes that could see it.

@@ -68,7 +68,7 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 		scores = scoreStructured(req.Lines, a, docsWeights)
 	default:
 		scores = scoreCode(req.Lines, a)
-		LiftComments(req.Goal, req.Lines, scores)
+		LiftComments(q, req.Lines, scores)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, a, nil
 }

@@ -166,7 +166,9 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		}
 	} else {
 		blendCode(scores, h.Scores, o)
-		heuristic.LiftComments(req.Goal, req.Lines, scores)
+		// The heuristic's half is lifted already; lifting the blend puts comments above
+		// the structure's unit scores too.
+		heuristic.LiftComments(q, req.Lines, scores)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }
