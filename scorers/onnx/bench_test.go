@@ -40,15 +40,15 @@ func shippedOrTiny(b *testing.B) string {
 	return writeLineModel(b, tinyModel(), nil)
 }
 
-// BenchmarkScore measures one Score call (features + onnxruntime) on 200 to 10,000 lines.
-// "warm" repeats one text, so the structural scorer's outline cache (keyed by content) hits;
-// "cold" edits the first line every call, so every call parses the file again.
-// BenchmarkScore measures the line-features model on Go files in the three states an agent
-// shows a file in: file=new (never seen: the structural features need a full tree-sitter
-// parse), file=edited (one line changed at the same path: an incremental reparse) and
-// file=unchanged (a re-read with another goal: the outline is cached).
+// benchRevision numbers the texts benchmarks make, unique across -count runs (a repeated
+// text would hit the structural scorer's caches).
 var benchRevision atomic.Int64
 
+// BenchmarkScore measures one Score call (features + onnxruntime) on Go files of 200 to
+// 10,000 lines in the three states an agent shows a file in: file=new (never seen: the
+// structural features need a full tree-sitter parse), file=edited (one line changed at the
+// same path: an incremental reparse) and file=unchanged (a re-read with another goal: the
+// outline is cached).
 func BenchmarkScore(b *testing.B) {
 	for _, n := range []int{200, 2000, 10000} {
 		for _, state := range []string{"new", "edited", "unchanged"} {
@@ -60,7 +60,6 @@ func BenchmarkScore(b *testing.B) {
 				b.ReportAllocs()
 				b.ResetTimer()
 				for range b.N {
-					// Unique across runs too (-count), or a later run would hit the caches.
 					i := benchRevision.Add(1)
 					switch state {
 					case "new":

@@ -101,6 +101,10 @@ func TestNoMemoryGrowth(t *testing.T) {
 	assert.Less(t, growth, int64(32<<20), "resident memory grew by %d KiB over 10,000 parses", growth>>10)
 }
 
+// benchRevision numbers the texts benchmarks make, unique across -count runs (a repeated
+// text would hit the caches).
+var benchRevision atomic.Int64
+
 // BenchmarkScore measures parse + score of a file the scorer meets in three states:
 //   - file=new: a file never seen (a new path, and a comment appended to every 100th line,
 //     so every window of a long file is parsed too);
@@ -108,8 +112,6 @@ func TestNoMemoryGrowth(t *testing.T) {
 //     agent's read, edit, read again), reparsed incrementally from the kept tree;
 //   - file=unchanged: the same text again (a re-read with another goal), which the outline
 //     cache answers without parsing.
-var benchRevision atomic.Int64
-
 func BenchmarkScore(b *testing.B) {
 	s := New()
 	b.Cleanup(func() { _ = s.Close() })
@@ -132,7 +134,6 @@ func BenchmarkScore(b *testing.B) {
 					b.SetBytes(int64(bytes))
 					cpu0 := processCPU()
 					for b.Loop() {
-						// Unique across runs too (-count), or a later run would hit the caches.
 						i := benchRevision.Add(1)
 						switch state {
 						case "new":

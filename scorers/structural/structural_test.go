@@ -93,11 +93,7 @@ func TestLanguages(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
 		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(f)
-			require.NoError(t, err)
-			a := parseArchive(raw)
-			path := strings.TrimSpace(a.get("path"))
-			lines := strings.Split(strings.TrimSuffix(a.get("input"), "\n"), "\n")
+			a, path, lines := readLangCase(t, f)
 			st := engine.SourceCode
 			if name == "markdown" || name == "rst" {
 				st = engine.SourceDocs
@@ -193,6 +189,15 @@ func (s *Scorer) outlineOf(t *testing.T, lang string, lines []string) *outline {
 	require.NoError(t, err)
 	require.Empty(t, warn)
 	return o
+}
+
+// readLangCase reads a testdata/lang golden file: its archive, its path and input lines.
+func readLangCase(t *testing.T, file string) (archive, string, []string) {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	require.NoError(t, err)
+	a := parseArchive(raw)
+	return a, strings.TrimSpace(a.get("path")), strings.Split(strings.TrimSuffix(a.get("input"), "\n"), "\n")
 }
 
 // find returns the first unit whose declared name is name or ends with "."+name.

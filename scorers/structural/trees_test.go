@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,11 +26,7 @@ func TestIncrementalReparseMatchesFresh(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(f)
-			require.NoError(t, err)
-			a := parseArchive(raw)
-			path := strings.TrimSpace(a.get("path"))
-			lines := strings.Split(strings.TrimSuffix(a.get("input"), "\n"), "\n")
+			_, path, lines := readLangCase(t, f)
 			l := inc.langs.byName[name]
 			rng := rand.New(rand.NewPCG(1, uint64(len(lines))))
 			before := inc.reparsed.Load()
