@@ -103,6 +103,23 @@ func runVersion(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer)
 	return err
 }
 
+// parseFlags applies each configuration's environment variables (flags parsed after them
+// win), parses args and rejects positional arguments, for commands that take none.
+func parseFlags(fs *flag.FlagSet, args []string, envs ...interface{ applyEnv() error }) error {
+	for _, e := range envs {
+		if err := e.applyEnv(); err != nil {
+			return err
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %q", fs.Args())
+	}
+	return nil
+}
+
 // parseInterspersed parses flags that may come before or after positional arguments
 // ("pruner prune FILE --goal …"), which the flag package alone stops at.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {

@@ -142,17 +142,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := ecfg.applyEnv(); err != nil {
+	if err := parseFlags(fs, args, &ecfg, &scfg); err != nil {
 		return err
-	}
-	if err := scfg.applyEnv(); err != nil {
-		return err
-	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments %q", fs.Args())
 	}
 	addr, err := scfg.listenAddr()
 	if err != nil {

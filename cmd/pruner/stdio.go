@@ -31,17 +31,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := ecfg.applyEnv(); err != nil {
+	if err := parseFlags(fs, args, &ecfg, &logging); err != nil {
 		return err
-	}
-	if err := logging.applyEnv(); err != nil {
-		return err
-	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments %q", fs.Args())
 	}
 	logger, err := logging.logger(stderr)
 	if err != nil {

@@ -70,11 +70,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments %q", fs.Args())
 	}
 	cfg.Seed = *seed
 	if cfg.Epochs < 1 || cfg.Hidden < 1 || *folds < 0 || *folds == 1 {
