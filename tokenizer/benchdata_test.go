@@ -4,34 +4,26 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-pruner/mcp-pruner/benchmarks"
 )
 
 // benchDir returns ../shared/bench next to the module root, or "" when absent.
 func benchDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	require.NoError(tb, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	bench := filepath.Join(dir, "..", "shared", "bench")
-	if _, err := os.Stat(bench); err != nil {
+	dir, err := benchmarks.DefaultDataDir("")
+	if errors.Is(err, os.ErrNotExist) {
 		return ""
 	}
-	return bench
+	require.NoError(tb, err)
+	return dir
 }
 
 // benchTexts returns the text of every every-th case of a bench file, at most limit.
