@@ -42,9 +42,20 @@ type Model struct {
 	ProducerVersion string
 	Doc             string
 	Graph           Graph
+	// Imports are operator sets besides the default domain's (e.g. "ai.onnx.ml"), in order.
+	Imports []OpsetImport
 	// Metadata becomes metadata_props, in the given order.
 	Metadata [][2]string
 }
+
+// OpsetImport is one opset_import entry: an operator domain and its version.
+type OpsetImport struct {
+	Domain  string
+	Version int64
+}
+
+// MLDomain is the domain of ONNX-ML operators such as TreeEnsembleRegressor.
+const MLDomain = "ai.onnx.ml"
 
 // Graph is a computation graph.
 type Graph struct {
@@ -62,16 +73,19 @@ type Node struct {
 	Inputs  []string
 	Outputs []string
 	Attrs   []Attr
+	Domain  string // "" is the default domain
 }
 
 // Attr is a node attribute; exactly one of its value fields is meaningful, chosen by Kind.
 type Attr struct {
-	Name  string
-	Kind  AttrKind
-	Int   int64
-	Float float32
-	Ints  []int64
-	Str   string
+	Name   string
+	Kind   AttrKind
+	Int    int64
+	Float  float32
+	Ints   []int64
+	Str    string
+	Floats []float32
+	Strs   []string
 }
 
 // AttrKind is onnx.AttributeProto.AttributeType.
@@ -79,10 +93,12 @@ type AttrKind int32
 
 // The attribute kinds this package writes.
 const (
-	AttrFloat  AttrKind = 1
-	AttrInt    AttrKind = 2
-	AttrString AttrKind = 3
-	AttrInts   AttrKind = 7
+	AttrFloat   AttrKind = 1
+	AttrInt     AttrKind = 2
+	AttrString  AttrKind = 3
+	AttrFloats  AttrKind = 6
+	AttrInts    AttrKind = 7
+	AttrStrings AttrKind = 8
 )
 
 // IntAttr returns an INT attribute.
@@ -90,6 +106,15 @@ func IntAttr(name string, v int64) Attr { return Attr{Name: name, Kind: AttrInt,
 
 // IntsAttr returns an INTS attribute.
 func IntsAttr(name string, v ...int64) Attr { return Attr{Name: name, Kind: AttrInts, Ints: v} }
+
+// FloatsAttr returns a FLOATS attribute.
+func FloatsAttr(name string, v ...float32) Attr { return Attr{Name: name, Kind: AttrFloats, Floats: v} }
+
+// StringAttr returns a STRING attribute.
+func StringAttr(name, v string) Attr { return Attr{Name: name, Kind: AttrString, Str: v} }
+
+// StringsAttr returns a STRINGS attribute.
+func StringsAttr(name string, v ...string) Attr { return Attr{Name: name, Kind: AttrStrings, Strs: v} }
 
 // FloatAttr returns a FLOAT attribute.
 func FloatAttr(name string, v float32) Attr { return Attr{Name: name, Kind: AttrFloat, Float: v} }
@@ -145,6 +170,12 @@ func (m *Model) Marshal() []byte {
 	os = appendStringField(os, 1, "")
 	os = appendVarintField(os, 2, uint64(opset))
 	b = appendMessage(b, 8, os)
+	for _, imp := range m.Imports {
+		var e []byte
+		e = appendStringField(e, 1, imp.Domain)
+		e = appendVarintField(e, 2, uint64(imp.Version))
+		b = appendMessage(b, 8, e)
+	}
 	for _, kv := range m.Metadata {
 		var e []byte
 		e = appendStringField(e, 1, kv[0])
@@ -187,6 +218,7 @@ func (n *Node) marshal() []byte {
 	for i := range n.Attrs {
 		b = appendMessage(b, 5, n.Attrs[i].marshal())
 	}
+	b = appendStringField(b, 7, n.Domain)
 	return b
 }
 
@@ -209,6 +241,17 @@ func (a *Attr) marshal() []byte {
 			p = protowire.AppendVarint(p, uint64(v))
 		}
 		b = appendMessage(b, 8, p)
+	case AttrFloats:
+		var p []byte
+		for _, v := range a.Floats {
+			p = protowire.AppendFixed32(p, math.Float32bits(v))
+		}
+		b = appendMessage(b, 7, p)
+	case AttrStrings:
+		for _, v := range a.Strs {
+			b = protowire.AppendTag(b, 9, protowire.BytesType)
+			b = protowire.AppendString(b, v)
+		}
 	}
 	b = appendVarintField(b, 20, uint64(a.Kind))
 	return b

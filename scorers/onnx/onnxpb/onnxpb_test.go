@@ -91,3 +91,31 @@ func TestMarshal(t *testing.T) {
 	assert.Equal(t, "N", string(fields(t, dims[0])[2][0]))
 	assert.Equal(t, uint64(2), varint(t, fields(t, dims[1])[1][0]))
 }
+
+func TestMarshalMLDomainAndListAttributes(t *testing.T) {
+	m := sample()
+	m.Imports = []OpsetImport{{Domain: MLDomain, Version: 3}}
+	m.Graph.Nodes[0] = Node{OpType: "TreeEnsembleRegressor", Domain: MLDomain, Inputs: []string{"x"}, Outputs: []string{"y"},
+		Attrs: []Attr{FloatsAttr("nodes_values", 0.5, -1), StringsAttr("nodes_modes", "BRANCH_GT", "LEAF"), StringAttr("post_transform", "NONE")}}
+	model := fields(t, m.Marshal())
+	require.Len(t, model[8], 2, "default opset, then the imports")
+	ml := fields(t, model[8][1])
+	assert.Equal(t, MLDomain, string(ml[1][0]))
+	assert.Equal(t, uint64(3), varint(t, ml[2][0]))
+
+	node := fields(t, fields(t, model[7][0])[1][0])
+	assert.Equal(t, MLDomain, string(node[7][0]), "node domain")
+	require.Len(t, node[5], 3)
+	floats := fields(t, node[5][0])
+	assert.Equal(t, []byte{0, 0, 0, 0x3f, 0, 0, 0x80, 0xbf}, floats[7][0], "packed float32 0.5, -1")
+	assert.Equal(t, uint64(AttrFloats), varint(t, floats[20][0]))
+	strs := fields(t, node[5][1])
+	assert.Equal(t, []string{"BRANCH_GT", "LEAF"}, []string{string(strs[9][0]), string(strs[9][1])})
+	assert.Equal(t, uint64(AttrStrings), varint(t, strs[20][0]))
+	str := fields(t, node[5][2])
+	assert.Equal(t, "NONE", string(str[4][0]))
+
+	plain := fields(t, sample().Marshal())
+	assert.Len(t, plain[8], 1, "no imports, one opset")
+	assert.Empty(t, fields(t, fields(t, plain[7][0])[1][0])[7], "default-domain nodes carry no domain")
+}
