@@ -35,6 +35,11 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return nil
 	})
 	fs.IntVar(&cfg.Hidden, "hidden", def.Hidden, "hidden units of each per-kind expert (>= 1)")
+	fs.IntVar(&cfg.Trees, "trees", def.Trees, "boosted oblivious trees added to each trained expert (0: none)")
+	fs.IntVar(&cfg.Depth, "depth", def.Depth, "depth of each boosted tree")
+	fs.Float64Var(&cfg.Shrink, "shrink", def.Shrink, "learning rate of the boosted trees")
+	fs.Float64Var(&cfg.Lambda, "lambda", def.Lambda, "L2 regularisation of the trees' leaf values")
+	fs.Float64Var(&cfg.MinLeafHess, "min-leaf-hess", def.MinLeafHess, "least Hessian weight on each side of a tree split")
 	fs.IntVar(&cfg.Epochs, "epochs", def.Epochs, "passes over the training cases")
 	fs.IntVar(&cfg.Workers, "workers", def.Workers, "parallel feature extraction and bench workers (training itself is single-threaded)")
 	fs.Func("structural-kinds", "comma-separated source kinds whose expert starts from the structural scorer's score instead of the heuristic's (default "+strings.Join(def.StructuralKinds, ",")+"; 'none' for none)", func(s string) error {
@@ -48,6 +53,13 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		cfg.LinearKinds = nil
 		if s != "none" {
 			cfg.LinearKinds = benchList(s)
+		}
+		return nil
+	})
+	fs.Func("tree-kinds", "comma-separated source kinds whose expert gets --trees boosted trees, fitted on its own cases (default "+strings.Join(def.TreeKinds, ",")+"; 'none' for none)", func(s string) error {
+		cfg.TreeKinds = nil
+		if s != "none" {
+			cfg.TreeKinds = benchList(s)
 		}
 		return nil
 	})
@@ -76,6 +88,9 @@ Flags:
 	cfg.Seed = *seed
 	if cfg.Epochs < 1 || cfg.Hidden < 1 || *folds < 0 || *folds == 1 {
 		return usagef("--epochs >= 1, --hidden >= 1, --folds 0 or >= 2")
+	}
+	if cfg.Trees < 0 || cfg.Depth < 1 || cfg.Depth > train.MaxTreeDepth || cfg.Shrink <= 0 || cfg.Lambda < 0 || cfg.MinLeafHess < 0 {
+		return usagef("--trees >= 0, --depth 1 to %d, --shrink > 0, --lambda >= 0, --min-leaf-hess >= 0", train.MaxTreeDepth)
 	}
 	if len(data) == 0 {
 		dir := *dataDir

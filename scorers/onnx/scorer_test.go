@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -54,6 +55,19 @@ func tinyModel() *train.Model {
 			ex.Base = train.BaseStructural // both bases go through the graph's skip matrix
 		}
 		m.Experts = append(m.Experts, ex)
+	}
+	// Boosted trees of depths 1 to 3 on columns that vary across scorertest's requests, on
+	// every kind but logs, so the graph's padding, leaf lookup and kind routing all count.
+	col := func(name string) int { return slices.Index(linefeat.Names, name) }
+	trees := []train.Tree{
+		{Features: []int{col("heuristic")}, Thresholds: []float32{0.2}, Leaves: []float32{-0.4, 0.9}},
+		{Features: []int{col("pos"), col("structural")}, Thresholds: []float32{0.5, 0.3}, Leaves: []float32{0.1, -0.2, 0.6, 0.35}},
+		{Features: []int{col("lex_norm"), col("blank"), col("chars_log")}, Thresholds: []float32{0.05, 0.5, 2.5}, Leaves: []float32{0.3, -0.1, 0.2, 0.05, -0.6, 0.4, 0.8, -0.25}},
+	}
+	for k := range m.Experts {
+		if linefeat.Kinds[k] != "logs" {
+			m.Experts[k].Trees = trees[k%2:]
+		}
 	}
 	return m
 }

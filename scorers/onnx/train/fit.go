@@ -36,7 +36,15 @@ type Config struct {
 	HardNegatives   int     // highest-heuristic negatives kept per case
 	RandomNegatives int     // uniformly sampled other negatives per case
 	KeepShare       float64 // share of lines the default threshold keeps on a typical case
-	Workers         int     // feature extraction and cross-validation parallelism
+	// Boosting on top of each trained expert: Trees oblivious trees of depth Depth, each
+	// leaf a Newton step −Shrink·G/(H+Lambda); a split needs MinLeafHess on both sides.
+	Trees       int
+	TreeKinds   []string
+	Depth       int
+	Shrink      float64
+	Lambda      float64
+	MinLeafHess float64
+	Workers     int // feature extraction and cross-validation parallelism
 }
 
 // DefaultConfig is the configuration models/linerank is trained with.
@@ -49,6 +57,11 @@ func DefaultConfig() Config {
 		StructuralKinds: []string{"code_python", "code_other", "docs"},
 		LinearKinds:     []string{"code_python", "code_other", "logs", "docs"},
 		HardNegatives:   150, RandomNegatives: 250, KeepShare: 0.3, Workers: 2,
+		// Grouped 5-fold CV at 20% (docs alone): 30 trees lift docs 0.656 → 0.701 (60 trees at
+		// half the step: 0.703). On commits they were within noise (0.554 to 0.586 against
+		// 0.569 by tree count), on Python code (6 repositories) they cost 0.06, on logs 0.005;
+		// every tree costs every request's rows about 15 ns in onnxruntime.
+		Trees: 30, TreeKinds: []string{"docs"}, Depth: 3, Shrink: 0.2, Lambda: 1, MinLeafHess: 0.01,
 	}
 }
 
@@ -58,6 +71,9 @@ func DefaultConfig() Config {
 func fit(ctx context.Context, data []*caseData, cfg Config) (*Model, error) {
 	if cfg.Hidden < 1 {
 		return nil, fmt.Errorf("hidden units must be >= 1, got %d", cfg.Hidden)
+	}
+	if cfg.Trees > 0 && (cfg.Depth < 1 || cfg.Depth > MaxTreeDepth) {
+		return nil, fmt.Errorf("tree depth must be 1 to %d, got %d", MaxTreeDepth, cfg.Depth)
 	}
 	F := linefeat.NumFeatures
 	m := &Model{F: F, Hidden: cfg.Hidden, Experts: make([]Expert, len(linefeat.Kinds))}
@@ -80,6 +96,11 @@ func fit(ctx context.Context, data []*caseData, cfg Config) (*Model, error) {
 		if err != nil {
 			return nil, err
 		}
+		if cfg.Trees > 0 && len(subset) > 0 && slices.Contains(cfg.TreeKinds, linefeat.Kinds[k]) {
+			if e.Trees, err = boostExpert(ctx, subset, m, e, cfg); err != nil {
+				return nil, err
+			}
+		}
 		m.Experts[k] = *e
 	}
 	return m, m.check()
@@ -99,15 +120,7 @@ func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stre
 		}
 		zs[ci] = z
 	}
-	// Each data file weighs the same in the loss, whatever its number of cases.
-	perFile := map[string]int{}
-	for _, d := range data {
-		perFile[d.file]++
-	}
-	caseW := make([]float64, len(data))
-	for ci, d := range data {
-		caseW[ci] = float64(len(data)) / float64(len(perFile)*perFile[d.file])
-	}
+	caseW := fileWeights(data)
 
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6c696e6572616e6b+stream))
 	params := make([]float64, F*H+H+H+2) // W1, B1, W2, Skip, B2
@@ -205,6 +218,35 @@ func fitExpert(ctx context.Context, data []*caseData, m *Model, cfg Config, stre
 		}
 	}
 	return &Expert{W1: f32(w1), B1: f32(b1), W2: f32(w2), Skip: float32(params[F*H+2*H]), B2: float32(params[len(params)-1]), Base: base}, nil
+}
+
+// boostExpert fits cfg.Trees boosted trees on top of the trained expert e.
+func boostExpert(ctx context.Context, data []*caseData, m *Model, e *Expert, cfg Config) ([]Tree, error) {
+	F := m.F
+	logits := make([][]float64, len(data))
+	z := make([]float32, F)
+	h := make([]float32, m.Hidden)
+	for ci, d := range data {
+		logits[ci] = make([]float64, d.rows())
+		for i := range logits[ci] {
+			logits[ci][i] = float64(m.expertLogit(e, d.x[i*F:(i+1)*F], z, h))
+		}
+	}
+	return boost(ctx, data, logits, fileWeights(data), cfg)
+}
+
+// fileWeights weighs each case so every data file weighs the same in the loss, whatever
+// its number of cases (mean weight 1).
+func fileWeights(data []*caseData) []float64 {
+	perFile := map[string]int{}
+	for _, d := range data {
+		perFile[d.file]++
+	}
+	caseW := make([]float64, len(data))
+	for ci, d := range data {
+		caseW[ci] = float64(len(data)) / float64(len(perFile)*perFile[d.file])
+	}
+	return caseW
 }
 
 // forward computes the logit of one standardised row, leaving pre-activations in pre and

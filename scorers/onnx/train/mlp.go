@@ -33,6 +33,9 @@ type Expert struct {
 	// Base is the scorer the skip term reads: BaseHeuristic ("" means it too) or
 	// BaseStructural.
 	Base string
+	// Trees are boosted oblivious trees on the raw features, fitted after the rest of the
+	// expert; their leaves add to its logit.
+	Trees []Tree
 }
 
 // Base scorers an expert can start from.
@@ -90,6 +93,15 @@ func (m *Model) Logit(x []float32, z, h []float32) float32 {
 		return 0
 	}
 	e := &m.Experts[k]
+	v := m.expertLogit(e, x, z, h)
+	for t := range e.Trees {
+		v += e.Trees[t].eval(x)
+	}
+	return v
+}
+
+// expertLogit is e's logit for x without its trees.
+func (m *Model) expertLogit(e *Expert, x []float32, z, h []float32) float32 {
 	for i := 0; i < m.F; i++ {
 		z[i] = (x[i] - m.Mean[i]) / m.Std[i]
 	}
@@ -143,7 +155,8 @@ const (
 //	g    = features · S                       [N, E]       MatMul (S selects the kind one-hot)
 //	hg   = h ⊙ (g · X)                        [N, E·H]     MatMul, Mul (X spreads g over each block)
 //	skip = (z · K ⊙ g) · 1                    [N, 1]       MatMul, Mul, MatMul (K: each expert's base columns × Skip, Exact)
-//	out  = Sigmoid(hg · W2 + g · B2 + skip)   [N, 1]       MatMul, MatMul, Add, Add, Sigmoid
+//	out  = Sigmoid(hg · W2 + g · B2 + skip    [N, 1]       MatMul, MatMul, Add, Add, Sigmoid
+//	               + trees)                                (treeNodes, when there are trees)
 //	relevance = Reshape(out, [-1])            [N]
 func (m *Model) ONNX(doc string, metadata [][2]string) []byte {
 	F, H, E := m.F, m.Hidden, len(m.Experts)
@@ -206,12 +219,106 @@ func (m *Model) ONNX(doc string, metadata [][2]string) []byte {
 			{Name: "skip_sum", OpType: "MatMul", Inputs: []string{"s1", "ones"}, Outputs: []string{"s2"}},
 			{Name: "bias", OpType: "Add", Inputs: []string{"o0", "ob"}, Outputs: []string{"o1"}},
 			{Name: "logit", OpType: "Add", Inputs: []string{"o1", "s2"}, Outputs: []string{"logit"}},
-			{Name: "squash", OpType: "Sigmoid", Inputs: []string{"logit"}, Outputs: []string{"p"}},
-			{Name: "flatten", OpType: "Reshape", Inputs: []string{"p", "flat"}, Outputs: []string{OutputName}},
 		},
 	}
+	final := "logit"
+	if m.trees() > 0 {
+		final = m.treeNodes(&g, "logit", "g")
+	}
+	g.Nodes = append(g.Nodes,
+		onnxpb.Node{Name: "squash", OpType: "Sigmoid", Inputs: []string{final}, Outputs: []string{"p"}},
+		onnxpb.Node{Name: "flatten", OpType: "Reshape", Inputs: []string{"p", "flat"}, Outputs: []string{OutputName}})
 	model := onnxpb.Model{ProducerName: "mcp-pruner train", ProducerVersion: "1", Doc: doc, Graph: g, Metadata: metadata}
+	if m.trees() > 0 {
+		model.Imports = []onnxpb.OpsetImport{{Domain: onnxpb.MLDomain, Version: 3}}
+	}
 	return model.Marshal()
+}
+
+// trees is the number of boosted trees over all experts.
+func (m *Model) trees() int {
+	n := 0
+	for _, e := range m.Experts {
+		n += len(e.Trees)
+	}
+	return n
+}
+
+// treeNodes appends to g the nodes that add the experts' boosted trees to the logit named
+// in and returns the sum's name; kind is the graph's [N, E] kind one-hot. The trees become
+// one ONNX-ML TreeEnsembleRegressor with a target per expert (each oblivious tree written as
+// the full binary tree it is), whose [N, E] sums the kind one-hot picks:
+//
+//	sums  = TreeEnsembleRegressor(features)   [N, E]   (ai.onnx.ml)
+//	trees = (sums ⊙ kind) · 1                 [N, 1]   Mul, MatMul
+//
+// onnxruntime's tree kernel is several times faster than the same trees built from Gather,
+// Greater and Cast (about 0.3 against 2.5 ms for 120 trees on 2,000 rows).
+func (m *Model) treeNodes(g *onnxpb.Graph, in, kind string) string {
+	var treeIDs, nodeIDs, featureIDs, trueIDs, falseIDs, tTreeIDs, tNodeIDs, tIDs []int64
+	var values, weights []float32
+	var modes []string
+	t := int64(0)
+	for k, e := range m.Experts {
+		for _, tr := range e.Trees {
+			D := len(tr.Features)
+			// Node (level l, prefix p) has id 2^l−1+p; its true branch (x > threshold) sets
+			// bit l of the leaf index, as Tree.eval does.
+			for l := 0; l <= D; l++ {
+				for p := 0; p < 1<<l; p++ {
+					id := int64(1<<l - 1 + p)
+					treeIDs = append(treeIDs, t)
+					nodeIDs = append(nodeIDs, id)
+					if l == D {
+						featureIDs = append(featureIDs, 0)
+						modes = append(modes, "LEAF")
+						values = append(values, 0)
+						trueIDs = append(trueIDs, 0)
+						falseIDs = append(falseIDs, 0)
+						tTreeIDs = append(tTreeIDs, t)
+						tNodeIDs = append(tNodeIDs, id)
+						tIDs = append(tIDs, int64(k))
+						weights = append(weights, tr.Leaves[p])
+						continue
+					}
+					featureIDs = append(featureIDs, int64(tr.Features[l]))
+					modes = append(modes, "BRANCH_GT")
+					values = append(values, tr.Thresholds[l])
+					trueIDs = append(trueIDs, int64(1<<(l+1)-1+(p|1<<l)))
+					falseIDs = append(falseIDs, int64(1<<(l+1)-1+p))
+				}
+			}
+			t++
+		}
+	}
+	E := len(m.Experts)
+	ones := make([]float32, E)
+	for k := range ones {
+		ones[k] = 1
+	}
+	g.Initializers = append(g.Initializers, onnxpb.FloatTensor("tree_ones", ones, int64(E), 1))
+	g.Nodes = append(g.Nodes,
+		onnxpb.Node{Name: "trees", OpType: "TreeEnsembleRegressor", Domain: onnxpb.MLDomain, Inputs: []string{InputName}, Outputs: []string{"tsum"}, Attrs: []onnxpb.Attr{
+			onnxpb.IntAttr("n_targets", int64(E)),
+			onnxpb.StringAttr("aggregate_function", "SUM"),
+			onnxpb.StringAttr("post_transform", "NONE"),
+			onnxpb.IntsAttr("nodes_treeids", treeIDs...),
+			onnxpb.IntsAttr("nodes_nodeids", nodeIDs...),
+			onnxpb.IntsAttr("nodes_featureids", featureIDs...),
+			onnxpb.StringsAttr("nodes_modes", modes...),
+			onnxpb.FloatsAttr("nodes_values", values...),
+			onnxpb.IntsAttr("nodes_truenodeids", trueIDs...),
+			onnxpb.IntsAttr("nodes_falsenodeids", falseIDs...),
+			onnxpb.IntsAttr("target_treeids", tTreeIDs...),
+			onnxpb.IntsAttr("target_nodeids", tNodeIDs...),
+			onnxpb.IntsAttr("target_ids", tIDs...),
+			onnxpb.FloatsAttr("target_weights", weights...),
+		}},
+		onnxpb.Node{Name: "tree_route", OpType: "Mul", Inputs: []string{"tsum", kind}, Outputs: []string{"tk"}},
+		onnxpb.Node{Name: "tree_sum", OpType: "MatMul", Inputs: []string{"tk", "tree_ones"}, Outputs: []string{"ts"}},
+		onnxpb.Node{Name: "tree_add", OpType: "Add", Inputs: []string{in, "ts"}, Outputs: []string{"logit_trees"}},
+	)
+	return "logit_trees"
 }
 
 func (m *Model) check() error {
@@ -224,6 +331,19 @@ func (m *Model) check() error {
 		}
 		if lc, _ := baseColumns(e.Base); lc < 0 {
 			return fmt.Errorf("model: expert %s has unknown base %q (want one of %v)", linefeat.Kinds[k], e.Base, Bases)
+		}
+	}
+	for k, e := range m.Experts {
+		for i, t := range e.Trees {
+			d := len(t.Features)
+			if d == 0 || d > MaxTreeDepth || len(t.Thresholds) != d || len(t.Leaves) != 1<<d {
+				return fmt.Errorf("model: expert %s: tree %d has inconsistent shapes (depth %d, %d thresholds, %d leaves)", linefeat.Kinds[k], i, d, len(t.Thresholds), len(t.Leaves))
+			}
+			for _, f := range t.Features {
+				if f < 0 || f >= m.F {
+					return fmt.Errorf("model: expert %s: tree %d splits on feature %d of %d", linefeat.Kinds[k], i, f, m.F)
+				}
+			}
 		}
 	}
 	return nil

@@ -57,6 +57,7 @@ func smallConfig() Config {
 	cfg := DefaultConfig()
 	cfg.Epochs, cfg.Hidden, cfg.HardNegatives, cfg.RandomNegatives = 5, 4, 10, 10
 	cfg.LinearKinds = nil // exercise the MLP path
+	cfg.Trees, cfg.TreeKinds = 5, []string{"code_other", "logs"}
 	return cfg
 }
 
