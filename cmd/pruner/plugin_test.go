@@ -110,6 +110,9 @@ func TestPluginsFile(t *testing.T) {
 	require.NoError(t, runScorers(context.Background(), []string{"--plugins", file}, nil, &out, &out))
 	assert.Contains(t, out.String(), "plugin:mine")
 	assert.Contains(t, out.String(), "plugin:builtin/heuristic")
+
+	var usage *usageError
+	assert.ErrorAs(t, runScorers(context.Background(), []string{"--plugins", file, "stray"}, nil, &out, &out), &usage, "a positional argument is refused")
 }
 
 func TestPluginsFileErrors(t *testing.T) {

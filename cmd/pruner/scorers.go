@@ -23,10 +23,7 @@ func runScorers(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	var cfg engineConfig
 	cfg.register(fs)
 	asJSON := fs.Bool("json", false, "print a JSON array of {name, description, where, threshold}")
-	if err := cfg.applyEnv(); err != nil {
-		return err
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, &cfg); err != nil {
 		return err
 	}
 	reg, err := newRegistry(&cfg)
