@@ -110,17 +110,26 @@ func open(t testing.TB, dir string) *onnx.Scorer {
 }
 
 func TestLineFeaturesMatchesGoForward(t *testing.T) {
-	m := tinyModel()
-	s := open(t, writeLineModel(t, m, nil))
-	for i, req := range scorertest.Requests() {
-		resp, err := s.Score(context.Background(), req)
-		require.NoError(t, err)
-		want, err := (&train.Scorer{Model: m}).Score(context.Background(), req)
-		require.NoError(t, err)
-		require.Len(t, resp.Scores, len(req.Lines))
-		assert.InDeltaSlice(t, want.Scores, resp.Scores, 1e-5, "request %d: onnxruntime and the Go forward pass disagree", i)
+	// The tiny model has MLP experts; its linear twin (every W2 zero, as the shipped model's
+	// experts are) is exported without the hidden layer.
+	linear := tinyModel()
+	for k := range linear.Experts {
+		clear(linear.Experts[k].W2)
 	}
-	assert.Equal(t, 0.4, engine.ThresholdOf(s))
+	for name, m := range map[string]*train.Model{"mlp": tinyModel(), "linear": linear} {
+		t.Run(name, func(t *testing.T) {
+			s := open(t, writeLineModel(t, m, nil))
+			for i, req := range scorertest.Requests() {
+				resp, err := s.Score(context.Background(), req)
+				require.NoError(t, err)
+				want, err := (&train.Scorer{Model: m}).Score(context.Background(), req)
+				require.NoError(t, err)
+				require.Len(t, resp.Scores, len(req.Lines))
+				assert.InDeltaSlice(t, want.Scores, resp.Scores, 1e-5, "request %d: onnxruntime and the Go forward pass disagree", i)
+			}
+			assert.Equal(t, 0.4, engine.ThresholdOf(s))
+		})
+	}
 	assert.NotEmpty(t, onnx.RuntimeVersion())
 }
 

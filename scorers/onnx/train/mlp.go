@@ -151,7 +151,7 @@ const (
 // float32 [N]. With E experts of H units:
 //
 //	z    = (features - mean) / std                         Sub, Div
-//	h    = Relu(z · W1 + b1)                  [N, E·H]     MatMul, Add, Relu
+//	h    = Relu(z · W1 + b1)                  [N, E·H]     MatMul, Add, Relu (h, hg: only when an expert has an MLP)
 //	g    = features · S                       [N, E]       MatMul (S selects the kind one-hot)
 //	hg   = h ⊙ (g · X)                        [N, E·H]     MatMul, Mul (X spreads g over each block)
 //	skip = (z · K ⊙ g) · 1                    [N, 1]       MatMul, Mul, MatMul (K: each expert's base columns × Skip, Exact)
@@ -193,11 +193,7 @@ func (m *Model) ONNX(doc string, metadata [][2]string) []byte {
 		Initializers: []onnxpb.Tensor{
 			onnxpb.FloatTensor("mean", m.Mean, f),
 			onnxpb.FloatTensor("std", m.Std, f),
-			onnxpb.FloatTensor("w1", w1, f, eh),
-			onnxpb.FloatTensor("b1", b1, eh),
 			onnxpb.FloatTensor("kind_select", sel, f, ne),
-			onnxpb.FloatTensor("kind_spread", spread, ne, eh),
-			onnxpb.FloatTensor("w2", w2, eh, 1),
 			onnxpb.FloatTensor("b2", b2, ne, 1),
 			onnxpb.FloatTensor("skip", skip, f, ne),
 			onnxpb.FloatTensor("ones", ones, ne, 1),
@@ -206,21 +202,33 @@ func (m *Model) ONNX(doc string, metadata [][2]string) []byte {
 		Nodes: []onnxpb.Node{
 			{Name: "center", OpType: "Sub", Inputs: []string{InputName, "mean"}, Outputs: []string{"centered"}},
 			{Name: "scale", OpType: "Div", Inputs: []string{"centered", "std"}, Outputs: []string{"z"}},
-			{Name: "hidden", OpType: "MatMul", Inputs: []string{"z", "w1"}, Outputs: []string{"h0"}},
-			{Name: "hidden_bias", OpType: "Add", Inputs: []string{"h0", "b1"}, Outputs: []string{"h1"}},
-			{Name: "relu", OpType: "Relu", Inputs: []string{"h1"}, Outputs: []string{"h"}},
 			{Name: "kind", OpType: "MatMul", Inputs: []string{InputName, "kind_select"}, Outputs: []string{"g"}},
-			{Name: "kind_mask", OpType: "MatMul", Inputs: []string{"g", "kind_spread"}, Outputs: []string{"gx"}},
-			{Name: "route", OpType: "Mul", Inputs: []string{"h", "gx"}, Outputs: []string{"hg"}},
-			{Name: "out", OpType: "MatMul", Inputs: []string{"hg", "w2"}, Outputs: []string{"o0"}},
 			{Name: "out_bias", OpType: "MatMul", Inputs: []string{"g", "b2"}, Outputs: []string{"ob"}},
 			{Name: "skip", OpType: "MatMul", Inputs: []string{"z", "skip"}, Outputs: []string{"s0"}},
 			{Name: "skip_route", OpType: "Mul", Inputs: []string{"s0", "g"}, Outputs: []string{"s1"}},
 			{Name: "skip_sum", OpType: "MatMul", Inputs: []string{"s1", "ones"}, Outputs: []string{"s2"}},
-			{Name: "bias", OpType: "Add", Inputs: []string{"o0", "ob"}, Outputs: []string{"o1"}},
-			{Name: "logit", OpType: "Add", Inputs: []string{"o1", "s2"}, Outputs: []string{"logit"}},
 		},
 	}
+	if m.hasMLP() {
+		g.Initializers = append(g.Initializers,
+			onnxpb.FloatTensor("w1", w1, f, eh),
+			onnxpb.FloatTensor("b1", b1, eh),
+			onnxpb.FloatTensor("kind_spread", spread, ne, eh),
+			onnxpb.FloatTensor("w2", w2, eh, 1))
+		g.Nodes = append(g.Nodes,
+			onnxpb.Node{Name: "hidden", OpType: "MatMul", Inputs: []string{"z", "w1"}, Outputs: []string{"h0"}},
+			onnxpb.Node{Name: "hidden_bias", OpType: "Add", Inputs: []string{"h0", "b1"}, Outputs: []string{"h1"}},
+			onnxpb.Node{Name: "relu", OpType: "Relu", Inputs: []string{"h1"}, Outputs: []string{"h"}},
+			onnxpb.Node{Name: "kind_mask", OpType: "MatMul", Inputs: []string{"g", "kind_spread"}, Outputs: []string{"gx"}},
+			onnxpb.Node{Name: "route", OpType: "Mul", Inputs: []string{"h", "gx"}, Outputs: []string{"hg"}},
+			onnxpb.Node{Name: "out", OpType: "MatMul", Inputs: []string{"hg", "w2"}, Outputs: []string{"o0"}},
+			onnxpb.Node{Name: "mlp_bias", OpType: "Add", Inputs: []string{"o0", "ob"}, Outputs: []string{"o1"}})
+	} else {
+		// Every expert is linear (its W2 is 0): the hidden layer would add exact zeros at the
+		// cost of an [N, F]·[F, E·H] product, so the graph leaves it out.
+		g.Nodes = append(g.Nodes, onnxpb.Node{Name: "mlp_bias", OpType: "Identity", Inputs: []string{"ob"}, Outputs: []string{"o1"}})
+	}
+	g.Nodes = append(g.Nodes, onnxpb.Node{Name: "logit", OpType: "Add", Inputs: []string{"o1", "s2"}, Outputs: []string{"logit"}})
 	final := "logit"
 	if m.trees() > 0 {
 		final = m.treeNodes(&g, "logit", "g")
@@ -319,6 +327,18 @@ func (m *Model) treeNodes(g *onnxpb.Graph, in, kind string) string {
 		onnxpb.Node{Name: "tree_add", OpType: "Add", Inputs: []string{in, "ts"}, Outputs: []string{"logit_trees"}},
 	)
 	return "logit_trees"
+}
+
+// hasMLP reports whether any expert's hidden layer contributes (a nonzero output weight).
+func (m *Model) hasMLP() bool {
+	for _, e := range m.Experts {
+		for _, w := range e.W2 {
+			if w != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (m *Model) check() error {

@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-pruner/mcp-pruner/benchmarks"
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/linefeat"
 	"github.com/mcp-pruner/mcp-pruner/scorers/structural"
 	"github.com/mcp-pruner/mcp-pruner/tokenizer"
 	"github.com/stretchr/testify/assert"
@@ -180,4 +181,15 @@ func TestCrossValidationAndCard(t *testing.T) {
 
 	dir := t.TempDir()
 	require.NoError(t, res.Write(dir, cfg, "pruner train"))
+}
+
+func TestLinearModelGraphHasNoHiddenLayer(t *testing.T) {
+	m := &Model{F: linefeat.NumFeatures, Hidden: 2, Mean: make([]float32, linefeat.NumFeatures), Std: make([]float32, linefeat.NumFeatures)}
+	for range linefeat.Kinds {
+		m.Experts = append(m.Experts, Expert{W1: make([]float32, m.F*2), B1: make([]float32, 2), W2: make([]float32, 2), Skip: 1})
+	}
+	require.NoError(t, m.check())
+	assert.NotContains(t, string(m.ONNX("", nil)), "hidden", "a linear model still computes the hidden layer")
+	m.Experts[2].W2[1] = 0.5
+	assert.Contains(t, string(m.ONNX("", nil)), "hidden")
 }
