@@ -9,11 +9,12 @@
 package linefeat
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -377,7 +378,14 @@ func shapeHash(l string) uint64 {
 }
 
 func sortByValueDesc(idx []int, v []float64) {
-	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] > v[idx[b]] })
+	// Ties keep index order, as a stable sort would; pdqsort on ints is several times
+	// faster than sort.SliceStable's reflection swaps.
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := cmp.Compare(v[b], v[a]); c != 0 {
+			return c
+		}
+		return a - b
+	})
 }
 
 // failStrength is 1 for a line with failure vocabulary (error, exception, traceback, fatal,
