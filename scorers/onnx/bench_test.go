@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -53,27 +55,50 @@ func BenchmarkScore(b *testing.B) {
 	for _, n := range []int{200, 2000, 10000} {
 		for _, state := range []string{"new", "edited", "unchanged"} {
 			b.Run(fmt.Sprintf("lines=%d/family=line-features/file=%s", n, state), func(b *testing.B) {
-				s := open(b, shippedOrTiny(b))
-				req := &engine.ScoreRequest{Lines: benchLines(n), Goal: "recover returns errMissingID for handler42", SourceType: engine.SourceCode, Path: "h.go"}
-				orig := append([]string(nil), req.Lines...)
-				b.SetBytes(int64(len(strings.Join(req.Lines, "\n"))))
-				b.ReportAllocs()
-				b.ResetTimer()
-				for range b.N {
-					i := benchRevision.Add(1)
-					switch state {
-					case "new":
-						req.Path = fmt.Sprintf("h%d.go", i)
-						for k := 0; k < n; k += 100 {
-							req.Lines[k] = fmt.Sprintf("%s // revision %d", orig[k], i)
-						}
-					case "edited":
-						req.Lines[n/2] = fmt.Sprintf("%s // revision %d", orig[n/2], i)
-					}
-					_, err := s.Score(context.Background(), req)
-					require.NoError(b, err)
-				}
+				benchState(b, benchLines(n), state, "recover returns errMissingID for handler42")
 			})
 		}
+	}
+}
+
+// BenchmarkScoreStdlib is BenchmarkScore on real code: the first 2,000 lines of the Go
+// distribution's net/http/server.go (present wherever Go is installed), whose density of
+// tokens per byte is typical of hand-written Go, unlike benchLines' short handlers.
+func BenchmarkScoreStdlib(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		b.Skipf("no Go sources to read: %v", err)
+	}
+	lines := engine.SplitLines(string(src))
+	lines = lines[:min(len(lines), 2000)]
+	for _, state := range []string{"new", "edited", "unchanged"} {
+		b.Run(fmt.Sprintf("lines=%d/family=line-features/file=%s", len(lines), state), func(b *testing.B) {
+			benchState(b, slices.Clone(lines), state, "ServeHTTP writes the header twice when the handler panics")
+		})
+	}
+}
+
+// benchState scores lines (a Go file) b.N times in state new, edited or unchanged.
+func benchState(b *testing.B, lines []string, state, goal string) {
+	s := open(b, shippedOrTiny(b))
+	n := len(lines)
+	req := &engine.ScoreRequest{Lines: lines, Goal: goal, SourceType: engine.SourceCode, Path: "h.go"}
+	orig := append([]string(nil), req.Lines...)
+	b.SetBytes(int64(len(strings.Join(req.Lines, "\n"))))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		i := benchRevision.Add(1)
+		switch state {
+		case "new":
+			req.Path = fmt.Sprintf("h%d.go", i)
+			for k := 0; k < n; k += 100 {
+				req.Lines[k] = fmt.Sprintf("%s // revision %d", orig[k], i)
+			}
+		case "edited":
+			req.Lines[n/2] = fmt.Sprintf("%s // revision %d", orig[n/2], i)
+		}
+		_, err := s.Score(context.Background(), req)
+		require.NoError(b, err)
 	}
 }
