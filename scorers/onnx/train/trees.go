@@ -12,7 +12,8 @@ import (
 // Tree is an oblivious decision tree: every level splits all of its nodes on the same
 // feature and threshold, so a row's leaf is the binary number of its comparisons (level l
 // sets bit l when x[Features[l]] > Thresholds[l]). Oblivious trees are hard to overfit with
-// (one split per level for all rows) and export to plain ONNX operators.
+// (one split per level for all rows); Model.ONNX writes them as the full binary trees they
+// are, in one ONNX-ML TreeEnsembleRegressor.
 type Tree struct {
 	Features   []int
 	Thresholds []float32
@@ -47,6 +48,9 @@ func treeColumns() []int {
 	return out
 }
 
+// maxBins is the most quantile bins a feature is cut into for tree splits.
+const maxBins = 32
+
 // boost fits cfg.Trees oblivious trees of depth cfg.Depth to the listwise loss of caseGrad,
 // starting from logits (one slice per case, the expert's logits without trees; updated in
 // place). Each tree is a Newton step: leaf value −shrink·G/(H+λ) over the rows it holds.
@@ -54,152 +58,184 @@ func boost(ctx context.Context, data []*caseData, logits [][]float64, caseW []fl
 	if cfg.Trees <= 0 || len(data) == 0 {
 		return nil, nil
 	}
-	F := linefeat.NumFeatures
-	cols := treeColumns()
-	// Candidate cuts per column: quantiles of the column over every row.
-	total := 0
-	for _, d := range data {
-		total += d.rows()
-	}
-	const maxBins = 32
-	cuts := make([][]float32, F)
-	vals := make([]float32, 0, total)
-	for _, f := range cols {
-		vals = vals[:0]
-		for _, d := range data {
-			for i := 0; i < d.rows(); i++ {
-				vals = append(vals, d.x[i*F+f])
-			}
-		}
-		slices.Sort(vals)
-		var c []float32
-		for q := 1; q < maxBins; q++ {
-			v := vals[q*len(vals)/maxBins]
-			if v == vals[len(vals)-1] {
-				break
-			}
-			if len(c) == 0 || v > c[len(c)-1] {
-				c = append(c, v)
-			}
-		}
-		cuts[f] = c
-	}
-	// bins[row*len(cols)+j] = number of cuts of cols[j] the row's value exceeds.
-	bins := make([]uint8, total*len(cols))
-	r := 0
-	for _, d := range data {
-		for i := 0; i < d.rows(); i++ {
-			for j, f := range cols {
-				c := cuts[f]
-				bins[r*len(cols)+j] = uint8(sort.Search(len(c), func(k int) bool { return d.x[i*F+f] <= c[k] }))
-			}
-			r++
-		}
-	}
-
-	g := make([]float64, total)
-	h := make([]float64, total)
-	leaf := make([]int, total)
+	bo := newBooster(data)
 	var trees []Tree
-	for t := 0; t < cfg.Trees; t++ {
+	for range cfg.Trees {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		bo.gradients(data, logits, caseW)
+		tree, ok := bo.grow(cfg)
+		if !ok {
+			break // no split gains anything: later trees would be empty too
+		}
 		r := 0
 		for ci, d := range data {
-			n := d.rows()
-			caseGradHess(d, logits[ci], g[r:r+n], h[r:r+n])
-			for i := r; i < r+n; i++ {
-				g[i] *= caseW[ci]
-				h[i] *= caseW[ci]
-			}
-			r += n
-		}
-		clear(leaf)
-		tree := Tree{}
-		for l := 0; l < cfg.Depth; l++ {
-			L := 1 << l
-			nb := maxBins + 1
-			hg := make([]float64, len(cols)*nb*L)
-			hh := make([]float64, len(cols)*nb*L)
-			for row := 0; row < total; row++ {
-				gr, hr, lf := g[row], h[row], leaf[row]
-				b := bins[row*len(cols) : (row+1)*len(cols)]
-				for j, bv := range b {
-					k := (j*nb+int(bv))*L + lf
-					hg[k] += gr
-					hh[k] += hr
-				}
-			}
-			bestGain, bestJ, bestC := 0.0, -1, 0
-			GL := make([]float64, L)
-			HL := make([]float64, L)
-			GT := make([]float64, L)
-			HT := make([]float64, L)
-			for j, f := range cols {
-				clear(GT)
-				clear(HT)
-				for b := 0; b < nb; b++ {
-					for lf := 0; lf < L; lf++ {
-						GT[lf] += hg[(j*nb+b)*L+lf]
-						HT[lf] += hh[(j*nb+b)*L+lf]
-					}
-				}
-				clear(GL)
-				clear(HL)
-				for c := 0; c < len(cuts[f]); c++ {
-					gain := 0.0
-					ok := false
-					for lf := 0; lf < L; lf++ {
-						GL[lf] += hg[(j*nb+c)*L+lf]
-						HL[lf] += hh[(j*nb+c)*L+lf]
-						gr, hr := GT[lf]-GL[lf], HT[lf]-HL[lf]
-						gain += GL[lf]*GL[lf]/(HL[lf]+cfg.Lambda) + gr*gr/(hr+cfg.Lambda) - GT[lf]*GT[lf]/(HT[lf]+cfg.Lambda)
-						if HL[lf] >= cfg.MinLeafHess && hr >= cfg.MinLeafHess {
-							ok = true
-						}
-					}
-					if ok && gain > bestGain+1e-12 {
-						bestGain, bestJ, bestC = gain, j, c
-					}
-				}
-			}
-			if bestJ < 0 {
-				break
-			}
-			tree.Features = append(tree.Features, cols[bestJ])
-			tree.Thresholds = append(tree.Thresholds, cuts[cols[bestJ]][bestC])
-			for row := 0; row < total; row++ {
-				if int(bins[row*len(cols)+bestJ]) > bestC {
-					leaf[row] |= 1 << l
-				}
-			}
-		}
-		if len(tree.Features) == 0 {
-			break
-		}
-		L := 1 << len(tree.Features)
-		G := make([]float64, L)
-		H := make([]float64, L)
-		for row := 0; row < total; row++ {
-			G[leaf[row]] += g[row]
-			H[leaf[row]] += h[row]
-		}
-		tree.Leaves = make([]float32, L)
-		for lf := range L {
-			v := -cfg.Shrink * G[lf] / (H[lf] + cfg.Lambda)
-			tree.Leaves[lf] = float32(math.Max(-1, math.Min(1, v)))
-		}
-		r = 0
-		for ci, d := range data {
-			for i := 0; i < d.rows(); i++ {
-				logits[ci][i] += float64(tree.Leaves[leaf[r]])
+			for i := range d.rows() {
+				logits[ci][i] += float64(tree.Leaves[bo.leaf[r]])
 				r++
 			}
 		}
 		trees = append(trees, tree)
 	}
 	return trees, nil
+}
+
+// booster holds the rows of one expert's cases, binned for split search, and the per-row
+// gradient, Hessian and leaf of the tree being grown.
+type booster struct {
+	cols  []int       // the columns trees may split on (treeColumns)
+	cuts  [][]float32 // per feature: ascending candidate thresholds (quantiles)
+	bins  []uint8     // bins[row*len(cols)+j]: how many cuts of cols[j] the row's value exceeds
+	rows  int
+	g, h  []float64
+	leaf  []int
+	F     int
+	nbins int
+}
+
+func newBooster(data []*caseData) *booster {
+	bo := &booster{cols: treeColumns(), F: linefeat.NumFeatures, nbins: maxBins + 1}
+	for _, d := range data {
+		bo.rows += d.rows()
+	}
+	bo.cuts = make([][]float32, bo.F)
+	vals := make([]float32, 0, bo.rows)
+	for _, f := range bo.cols {
+		vals = vals[:0]
+		for _, d := range data {
+			for i := range d.rows() {
+				vals = append(vals, d.x[i*bo.F+f])
+			}
+		}
+		bo.cuts[f] = quantileCuts(vals)
+	}
+	bo.bins = make([]uint8, bo.rows*len(bo.cols))
+	r := 0
+	for _, d := range data {
+		for i := range d.rows() {
+			for j, f := range bo.cols {
+				c, v := bo.cuts[f], d.x[i*bo.F+f]
+				bo.bins[r*len(bo.cols)+j] = uint8(sort.Search(len(c), func(k int) bool { return v <= c[k] }))
+			}
+			r++
+		}
+	}
+	bo.g, bo.h, bo.leaf = make([]float64, bo.rows), make([]float64, bo.rows), make([]int, bo.rows)
+	return bo
+}
+
+// quantileCuts returns up to maxBins−1 distinct ascending thresholds at the quantiles of vals
+// (sorted in place), none at the maximum (a split there would leave one side empty).
+func quantileCuts(vals []float32) []float32 {
+	slices.Sort(vals)
+	var c []float32
+	for q := 1; q < maxBins && len(vals) > 0; q++ {
+		v := vals[q*len(vals)/maxBins]
+		if v == vals[len(vals)-1] {
+			break
+		}
+		if len(c) == 0 || v > c[len(c)-1] {
+			c = append(c, v)
+		}
+	}
+	return c
+}
+
+// gradients fills g and h from the current logits, each case weighted by caseW.
+func (bo *booster) gradients(data []*caseData, logits [][]float64, caseW []float64) {
+	r := 0
+	for ci, d := range data {
+		n := d.rows()
+		caseGradHess(d, logits[ci], bo.g[r:r+n], bo.h[r:r+n])
+		for i := r; i < r+n; i++ {
+			bo.g[i] *= caseW[ci]
+			bo.h[i] *= caseW[ci]
+		}
+		r += n
+	}
+}
+
+// grow grows one oblivious tree level by level (each level the split of best Newton gain
+// over all current leaves), leaving every row's leaf in bo.leaf; false when no first split
+// gains anything.
+func (bo *booster) grow(cfg Config) (Tree, bool) {
+	clear(bo.leaf)
+	var tree Tree
+	for l := range cfg.Depth {
+		j, c, ok := bo.bestSplit(1<<l, cfg)
+		if !ok {
+			break
+		}
+		tree.Features = append(tree.Features, bo.cols[j])
+		tree.Thresholds = append(tree.Thresholds, bo.cuts[bo.cols[j]][c])
+		for row := range bo.rows {
+			if int(bo.bins[row*len(bo.cols)+j]) > c {
+				bo.leaf[row] |= 1 << l
+			}
+		}
+	}
+	if len(tree.Features) == 0 {
+		return tree, false
+	}
+	L := 1 << len(tree.Features)
+	G, H := make([]float64, L), make([]float64, L)
+	for row := range bo.rows {
+		G[bo.leaf[row]] += bo.g[row]
+		H[bo.leaf[row]] += bo.h[row]
+	}
+	tree.Leaves = make([]float32, L)
+	for lf := range L {
+		v := -cfg.Shrink * G[lf] / (H[lf] + cfg.Lambda)
+		tree.Leaves[lf] = float32(math.Max(-1, math.Min(1, v)))
+	}
+	return tree, true
+}
+
+// bestSplit returns the column index j and cut c (rows with bin > c go right) whose split of
+// all L current leaves has the best total Newton gain, with at least cfg.MinLeafHess of
+// Hessian on both sides of some leaf.
+func (bo *booster) bestSplit(L int, cfg Config) (j, c int, ok bool) {
+	nb, nc := bo.nbins, len(bo.cols)
+	// Gradient and Hessian histograms per (column, bin, leaf).
+	hg := make([]float64, nc*nb*L)
+	hh := make([]float64, nc*nb*L)
+	for row := range bo.rows {
+		gr, hr, lf := bo.g[row], bo.h[row], bo.leaf[row]
+		for j, bv := range bo.bins[row*nc : (row+1)*nc] {
+			k := (j*nb+int(bv))*L + lf
+			hg[k] += gr
+			hh[k] += hr
+		}
+	}
+	best := 0.0
+	GL, HL, GT, HT := make([]float64, L), make([]float64, L), make([]float64, L), make([]float64, L)
+	for cj, f := range bo.cols {
+		clear(GT)
+		clear(HT)
+		for b := range nb {
+			for lf := range L {
+				GT[lf] += hg[(cj*nb+b)*L+lf]
+				HT[lf] += hh[(cj*nb+b)*L+lf]
+			}
+		}
+		clear(GL)
+		clear(HL)
+		for cc := range bo.cuts[f] {
+			gain, allowed := 0.0, false
+			for lf := range L {
+				GL[lf] += hg[(cj*nb+cc)*L+lf]
+				HL[lf] += hh[(cj*nb+cc)*L+lf]
+				gr, hr := GT[lf]-GL[lf], HT[lf]-HL[lf]
+				gain += GL[lf]*GL[lf]/(HL[lf]+cfg.Lambda) + gr*gr/(hr+cfg.Lambda) - GT[lf]*GT[lf]/(HT[lf]+cfg.Lambda)
+				allowed = allowed || (HL[lf] >= cfg.MinLeafHess && hr >= cfg.MinLeafHess)
+			}
+			if allowed && gain > best+1e-12 {
+				best, j, c, ok = gain, cj, cc, true
+			}
+		}
+	}
+	return j, c, ok
 }
 
 // caseGradHess fills g with caseGrad's gradient (no BCE term) and h with a positive
