@@ -3,9 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
+	"github.com/mcp-pruner/mcp-pruner/benchmarks"
 	"strings"
 	"testing"
 
@@ -16,16 +14,11 @@ import (
 // needed, so benchmarks measure realistic token and line shapes without shared data.
 func benchText(b *testing.B, n int) string {
 	b.Helper()
-	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	lines, err := benchmarks.GoSourceLines(n)
 	if err != nil {
 		b.Skipf("no Go source to benchmark on: %v", err)
 	}
-	lines := strings.Split(string(src), "\n")
-	out := make([]string, 0, n)
-	for len(out) < n {
-		out = append(out, lines[:min(len(lines), n-len(out))]...)
-	}
-	return strings.Join(out, "\n") + "\n"
+	return strings.Join(lines, "\n") + "\n"
 }
 
 // BenchmarkPrune measures a whole prune with exact token stats, as a tool call sees it:

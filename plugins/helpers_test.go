@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"context"
+	"github.com/mcp-pruner/mcp-pruner/benchmarks"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,16 +62,9 @@ func buildPlugin(t testing.TB, pkg string) (path, sum string) {
 
 func moduleRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	root, err := benchmarks.ModuleRoot("")
 	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, dir, parent, "go.mod not found")
-		dir = parent
-	}
+	return root
 }
 
 // newClient starts a Client for the binary; it is closed when the test ends.

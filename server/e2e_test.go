@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-pruner/mcp-pruner/benchmarks"
 	"io"
 	"net/http"
 	"os"
@@ -44,16 +45,9 @@ func TestMain(m *testing.M) {
 
 func moduleRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	root, err := benchmarks.ModuleRoot("")
 	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, parent, dir, "go.mod not found")
-		dir = parent
-	}
+	return root
 }
 
 // pruner builds cmd/pruner into a temporary directory (once per test run).

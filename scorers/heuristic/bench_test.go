@@ -3,9 +3,7 @@ package heuristic_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
+	"github.com/mcp-pruner/mcp-pruner/benchmarks"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,16 +16,11 @@ import (
 
 func benchLines(b *testing.B, n int) []string {
 	b.Helper()
-	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	lines, err := benchmarks.GoSourceLines(n)
 	if err != nil {
 		b.Skipf("no Go source to benchmark on: %v", err)
 	}
-	lines := strings.Split(string(src), "\n")
-	out := make([]string, 0, n)
-	for len(out) < n {
-		out = append(out, lines[:min(len(lines), n-len(out))]...)
-	}
-	return out
+	return lines
 }
 
 // BenchmarkScore measures the heuristic's throughput per source type (target >= 100 MB/s).

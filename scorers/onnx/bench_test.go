@@ -3,9 +3,9 @@ package onnx_test
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-pruner/mcp-pruner/benchmarks"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -65,12 +65,10 @@ func BenchmarkScore(b *testing.B) {
 // distribution's net/http/server.go (present wherever Go is installed), whose density of
 // tokens per byte is typical of hand-written Go, unlike benchLines' short handlers.
 func BenchmarkScoreStdlib(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	lines, err := benchmarks.GoSourceLines(2000)
 	if err != nil {
 		b.Skipf("no Go sources to read: %v", err)
 	}
-	lines := engine.SplitLines(string(src))
-	lines = lines[:min(len(lines), 2000)]
 	for _, state := range []string{"new", "edited", "unchanged"} {
 		b.Run(fmt.Sprintf("lines=%d/family=line-features/file=%s", len(lines), state), func(b *testing.B) {
 			benchState(b, slices.Clone(lines), state, "ServeHTTP writes the header twice when the handler panics")

@@ -1,0 +1,51 @@
+package benchmarks
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// ModuleRoot returns the nearest directory at or above start (the working directory when
+// start is empty) that holds a go.mod: where tests find the repository's files.
+func ModuleRoot(start string) (string, error) {
+	if start == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("module root: %w", err)
+		}
+		start = wd
+	}
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return "", fmt.Errorf("module root: %w", err)
+	}
+	for {
+		if fileExists(filepath.Join(dir, "go.mod")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("module root: no go.mod at or above %s: %w", start, os.ErrNotExist)
+		}
+		dir = parent
+	}
+}
+
+// GoSourceLines returns n lines of real Go source, the toolchain's own net/http/server.go
+// repeated as needed, for benchmarks that want realistic code without shared data. It fails
+// where GOROOT holds no sources.
+func GoSourceLines(n int) ([]string, error) {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		return nil, fmt.Errorf("go source: %w", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(src), "\n"), "\n")
+	out := make([]string, 0, n)
+	for len(out) < n {
+		out = append(out, lines[:min(len(lines), n-len(out))]...)
+	}
+	return out, nil
+}
