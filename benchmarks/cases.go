@@ -44,17 +44,11 @@ const DataDirName = "shared/bench"
 // holding go.mod and returns the sibling shared/bench if it exists. When no module root is
 // found it also accepts a shared/bench directly under an ancestor of start.
 func DefaultDataDir(start string) (string, error) {
-	if start == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", fmt.Errorf("benchmark data: %w", err)
-		}
-		start = wd
-	}
-	dir, err := filepath.Abs(start)
+	dir, err := absStart(start)
 	if err != nil {
 		return "", fmt.Errorf("benchmark data: %w", err)
 	}
+	start = dir
 	for {
 		if fileExists(filepath.Join(dir, "go.mod")) {
 			cand := filepath.Join(filepath.Dir(dir), filepath.FromSlash(DataDirName))

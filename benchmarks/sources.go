@@ -11,17 +11,11 @@ import (
 // ModuleRoot returns the nearest directory at or above start (the working directory when
 // start is empty) that holds a go.mod: where tests find the repository's files.
 func ModuleRoot(start string) (string, error) {
-	if start == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", fmt.Errorf("module root: %w", err)
-		}
-		start = wd
-	}
-	dir, err := filepath.Abs(start)
+	dir, err := absStart(start)
 	if err != nil {
 		return "", fmt.Errorf("module root: %w", err)
 	}
+	start = dir
 	for {
 		if fileExists(filepath.Join(dir, "go.mod")) {
 			return dir, nil
@@ -32,6 +26,14 @@ func ModuleRoot(start string) (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// absStart is start as an absolute path, the working directory when start is empty.
+func absStart(start string) (string, error) {
+	if start == "" {
+		return os.Getwd()
+	}
+	return filepath.Abs(start)
 }
 
 // GoSourceLines returns n lines of real Go source, the toolchain's own net/http/server.go
