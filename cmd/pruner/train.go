@@ -35,7 +35,7 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return nil
 	})
 	fs.IntVar(&cfg.Hidden, "hidden", def.Hidden, "hidden units of each per-kind expert (>= 1)")
-	fs.IntVar(&cfg.Trees, "trees", def.Trees, "boosted oblivious trees added to each trained expert (0: none)")
+	fs.IntVar(&cfg.Trees, "trees", def.Trees, "boosted oblivious trees fitted on top of each --tree-kinds expert (0: none)")
 	fs.IntVar(&cfg.Depth, "depth", def.Depth, "depth of each boosted tree")
 	fs.Float64Var(&cfg.Shrink, "shrink", def.Shrink, "learning rate of the boosted trees")
 	fs.Float64Var(&cfg.Lambda, "lambda", def.Lambda, "L2 regularisation of the trees' leaf values")
