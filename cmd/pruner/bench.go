@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,6 +46,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		parallel   = fs.Int("parallel", runtime.GOMAXPROCS(0), "cases processed at once")
 		timeout    = fs.Duration("timeout", benchmarks.DefaultTimeout, "deadline of one prune in budget mode (natural mode keeps the default options' 1500 ms)")
 		quiet      = fs.Bool("quiet", false, "no progress bar and no table")
+		compare    = fs.String("compare", "", "BASE,OTHER: also print OTHER's recall minus BASE's, paired case by case, with a 95% interval and the cases each wins (both must be among --scorers)")
 	)
 	fs.Func("data", "a JSONL or JSONL.gz case file (repeatable; default: every *.jsonl.gz of --data-dir)", func(s string) error {
 		data = append(data, s)
@@ -125,6 +127,13 @@ Flags:
 	if len(names) == 0 {
 		names = defaultBenchScorers(reg)
 	}
+	var pair []string
+	if *compare != "" {
+		pair = benchList(*compare)
+		if len(pair) != 2 || pair[0] == pair[1] || !slices.Contains(names, pair[0]) || !slices.Contains(names, pair[1]) {
+			return usagef("--compare wants two different scorers of the run, BASE,OTHER; got %q (scorers: %s)", *compare, strings.Join(names, ","))
+		}
+	}
 	for _, n := range names {
 		// Resolve before the run so a typo fails fast rather than after loading every case.
 		if _, err := reg.Get(ctx, n); err != nil {
@@ -180,6 +189,12 @@ Flags:
 	}
 	if !*quiet {
 		if err := benchmarks.WriteTable(stdout, rows); err != nil {
+			return err
+		}
+	}
+	if pair != nil {
+		fmt.Fprintln(stdout)
+		if err := benchmarks.WriteComparisons(stdout, benchmarks.Compare(rows, pair[0], pair[1])); err != nil {
 			return err
 		}
 	}

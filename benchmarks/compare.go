@@ -1,0 +1,114 @@
+package benchmarks
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+)
+
+// Comparison is a paired comparison of two scorers on the same cases in one group (source
+// type, dataset, mode, budget): per-case differences of recall, Other minus Base, so the
+// cases' difficulty cancels out. A difference whose 95% interval excludes 0 is unlikely to
+// be the luck of which cases the data holds.
+type Comparison struct {
+	Base, Other string
+	SourceType  string
+	Dataset     string
+	Mode        Mode
+	Budget      *float64
+	Cases       int // cases with gold lines, the ones recall is averaged over
+	// MeanDiff is Other's recall minus Base's; Low and High bound its 95% interval (normal
+	// approximation, ±1.96 standard errors of the mean difference).
+	MeanDiff, Low, High float64
+	// Better, Worse and Same count cases by the sign of the difference.
+	Better, Worse, Same int
+}
+
+// Compare pairs the rows of scorers base and other (run together, so their outcomes are in
+// the same case order) group by group, in the order of base's rows.
+func Compare(rows []Row, base, other string) []Comparison {
+	type key struct {
+		st, ds string
+		mode   Mode
+		budget float64
+	}
+	keyOf := func(r *Row) key {
+		b := -1.0
+		if r.Budget != nil {
+			b = *r.Budget
+		}
+		return key{r.SourceType, r.Dataset, r.Mode, b}
+	}
+	others := map[key]*Row{}
+	for i := range rows {
+		if rows[i].Scorer == other {
+			others[keyOf(&rows[i])] = &rows[i]
+		}
+	}
+	var out []Comparison
+	for i := range rows {
+		b := &rows[i]
+		o := others[keyOf(b)]
+		if b.Scorer != base || o == nil || len(o.outcomes) != len(b.outcomes) {
+			continue
+		}
+		c := Comparison{Base: base, Other: other, SourceType: b.SourceType, Dataset: b.Dataset, Mode: b.Mode, Budget: b.Budget}
+		var diffs []float64
+		for k, bo := range b.outcomes {
+			if !bo.hasGold {
+				continue
+			}
+			d := o.outcomes[k].recall - bo.recall
+			diffs = append(diffs, d)
+			switch {
+			case d > 1e-9:
+				c.Better++
+			case d < -1e-9:
+				c.Worse++
+			default:
+				c.Same++
+			}
+		}
+		c.Cases = len(diffs)
+		c.MeanDiff, c.Low, c.High = meanInterval(diffs)
+		out = append(out, c)
+	}
+	return out
+}
+
+// meanInterval returns the mean of xs and its 95% interval (±1.96 standard errors).
+func meanInterval(xs []float64) (mean, low, high float64) {
+	n := float64(len(xs))
+	if n == 0 {
+		return 0, 0, 0
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= n
+	if n < 2 {
+		return mean, mean, mean
+	}
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	se := math.Sqrt(ss/(n-1)) / math.Sqrt(n)
+	return mean, mean - 1.96*se, mean + 1.96*se
+}
+
+// WriteComparisons prints cs as an aligned table.
+func WriteComparisons(w io.Writer, cs []Comparison) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "other − base\tsource\tdataset\tbudget\tcases\trecall diff\t95% interval\tbetter\tworse\tsame\t")
+	for _, c := range cs {
+		budget := string(c.Mode)
+		if c.Budget != nil {
+			budget = fmt.Sprintf("%.0f%%", 100**c.Budget)
+		}
+		fmt.Fprintf(tw, "%s − %s\t%s\t%s\t%s\t%d\t%+.3f\t%+.3f … %+.3f\t%d\t%d\t%d\t\n",
+			c.Other, c.Base, c.SourceType, c.Dataset, budget, c.Cases, c.MeanDiff, c.Low, c.High, c.Better, c.Worse, c.Same)
+	}
+	return tw.Flush()
+}
