@@ -16,6 +16,9 @@ type Term struct {
 	// Code marks a term that appeared as code in the goal (backticks, fences, tracebacks,
 	// identifiers with _ or camelCase, call syntax).
 	Code bool
+	// Named marks a single word the goal uses as an API name: a member ("xr.where"), a call
+	// ("get(") or a whole code span ("`where`").
+	Named bool
 	// Display is the term as the goal spelled it (e.g. "closeIdleConns"), for reasons.
 	Display string
 }
@@ -45,6 +48,7 @@ func ParseGoal(goal string) *Query {
 		weight  float64
 		exact   bool
 		code    bool
+		named   bool
 		display string
 	}
 	terms := map[string]*acc{}
@@ -61,6 +65,7 @@ func ParseGoal(goal string) *Query {
 		a.weight = math.Max(a.weight, w)
 		a.exact = a.exact || exact
 		a.code = a.code || code
+		a.named = a.named || named
 	}
 	addIdent := func(id string, w float64, code, whole bool) {
 		call := strings.HasSuffix(id, "(")
@@ -116,7 +121,7 @@ func ParseGoal(goal string) *Query {
 		// Repetition matters, with diminishing returns; each mention above counted once per
 		// pass, so normalise by the passes that could see it.
 		w := a.weight * (1 + 0.5*math.Log1p(a.count-1))
-		q.Terms = append(q.Terms, Term{Text: t, Weight: w, Exact: a.exact, Code: a.code, Display: a.display})
+		q.Terms = append(q.Terms, Term{Text: t, Weight: w, Exact: a.exact, Code: a.code, Named: a.named, Display: a.display})
 	}
 	sort.Slice(q.Terms, func(i, j int) bool {
 		if q.Terms[i].Weight != q.Terms[j].Weight {

@@ -2,6 +2,7 @@ package heuristic_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,6 +25,7 @@ func TestParseGoal(t *testing.T) {
 		present []string // terms that must be extracted
 		absent  []string // stop words and noise that must not
 		top     string   // the heaviest term
+		named   []string // terms marked Named (the goal uses them as an API name); when set, the only ones
 	}{
 		{
 			name:    "identifiers are split and kept whole",
@@ -48,6 +50,7 @@ func TestParseGoal(t *testing.T) {
 			goal:    "xr.where not preserving attributes; `get` and make() as well; see `self.output`",
 			present: []string{"where", "get", "make", "output", "attributes", "preserving"},
 			absent:  []string{"not", "see", "self"},
+			named:   []string{"get", "make", "output", "where"},
 		},
 		{
 			name:   "the same words in prose stay stop words",
@@ -84,6 +87,16 @@ func TestParseGoal(t *testing.T) {
 			if tc.top != "" {
 				require.NotEmpty(t, q.Terms)
 				assert.Equal(t, tc.top, q.Terms[0].Text)
+			}
+			if tc.named != nil {
+				var named []string
+				for _, term := range q.Terms {
+					if term.Named {
+						named = append(named, term.Text)
+					}
+				}
+				slices.Sort(named)
+				assert.Equal(t, tc.named, named)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -316,3 +317,42 @@ func TestFallbackThroughEngine(t *testing.T) {
 type byteCounter struct{}
 
 func (byteCounter) Count(s string) int { return len(s)/4 + 1 }
+
+// TestGoalNamedAPIDefinition: the goal names `xr.where`, a one-word API that no multi-part
+// identifier marks exact. The definition of where must then count as an exact name match:
+// its unit relevance rises, so the long apply_ufunc, which repeats the goal's other words,
+// falls relative to it (the shape of SWE-bench pydata__xarray-4687).
+func TestGoalNamedAPIDefinition(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("import functools\n\n\n")
+	for i := range 12 {
+		fmt.Fprintf(&b, "def helper_%d(values, axis=None):\n    \"\"\"Reduce values along axis %d.\"\"\"\n    return sum(values) / len(values)\n\n\n", i, i)
+	}
+	b.WriteString("def apply_ufunc(func, *args, keep_attrs=None):\n")
+	b.WriteString("    \"\"\"Apply func; attributes are dropped unless preserved, where they conflict.\"\"\"\n")
+	b.WriteString("    attrs = merge_attrs([a.attrs for a in args], combine_attrs=keep_attrs)\n")
+	b.WriteString("    out = func(*args)\n    out.attrs = attrs  # preserving attributes\n    return out\n\n\n")
+	b.WriteString("def where(cond, x, y):\n    \"\"\"Return elements from x or y depending on cond.\"\"\"\n")
+	b.WriteString("    return apply_ufunc(duck_array_ops.where, cond, x, y)\n")
+	lines := engine.SplitLines(b.String())
+
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	o, warn, err := s.parse(context.Background(), s.langs.byName["python"], "", lines)
+	require.NoError(t, err)
+	require.Empty(t, warn)
+	q := heuristic.ParseGoal("xr.where not preserving attributes\n\nxr.where(da > 0, 1, 0) drops the attributes of da.")
+	require.True(t, slices.ContainsFunc(q.Terms, func(t heuristic.Term) bool { return t.Text == "where" && t.Named }))
+	plain := *q // the same goal without the API reading of "where"
+	plain.Terms = slices.Clone(q.Terms)
+	for i := range plain.Terms {
+		plain.Terms[i].Named = false
+	}
+	named := scoreOutline(lines, o, heuristic.Analyze(lines, q), q)
+	unnamed := scoreOutline(lines, o, heuristic.Analyze(lines, &plain), &plain)
+	body := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "merge_attrs(") })
+	def := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "def where(") })
+	require.Positive(t, body)
+	assert.Equal(t, 1.0, named[def], "where is the best unit")
+	assert.Less(t, named[body], unnamed[body], "naming where as an API lowers apply_ufunc relative to it")
+}
