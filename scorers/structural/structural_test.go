@@ -356,3 +356,36 @@ func TestGoalNamedAPIDefinition(t *testing.T) {
 	assert.Equal(t, 1.0, named[def], "where is the best unit")
 	assert.Less(t, named[body], unnamed[body], "naming where as an API lowers apply_ufunc relative to it")
 }
+
+// TestCallDefinitionNames: JavaScript defines properties through calls; the unit is named
+// after what the call defines, not after the helper that defines it.
+func TestCallDefinitionNames(t *testing.T) {
+	src := strings.Join([]string{
+		"var req = exports = module.exports = {",
+		"  __proto__: http.IncomingMessage.prototype",
+		"};",
+		"",
+		"req.__defineGetter__('protocol', function(){",
+		"  return this.connection.encrypted ? 'https' : 'http';",
+		"});",
+		"",
+		"defineGetter(req, 'host', function host(){",
+		"  return this.get('Host');",
+		"});",
+		"",
+		"app.get('/users/:id', function(req, res){",
+		"  res.send(req.params.id);",
+		"});",
+	}, "\n")
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	o, warn, err := s.parse(context.Background(), s.langs.byName["javascript"], "", engine.SplitLines(src))
+	require.NoError(t, err)
+	require.Empty(t, warn)
+	var names []string
+	for _, u := range o.units {
+		names = append(names, u.name)
+	}
+	// A route path is no identifier: that call keeps its callee's name.
+	assert.Equal(t, []string{"req", "protocol", "host", "get"}, names)
+}

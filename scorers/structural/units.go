@@ -306,6 +306,9 @@ func (e *extractor) nameOf(n *sitter.Node, depth int) string {
 	if in := e.inner(n); in != nil {
 		n = in
 	}
+	if name := e.callName(n); name != "" {
+		return name
+	}
 	if isNameType(n.Type()) {
 		return e.text(n)
 	}
@@ -320,6 +323,42 @@ func (e *extractor) nameOf(n *sitter.Node, depth int) string {
 		return e.nameOf(n.NamedChild(0), depth-1)
 	}
 	return ""
+}
+
+// reIdentString is a string literal holding one identifier ('host', "protocol").
+var reIdentString = regexp.MustCompile(`^["'][A-Za-z_$][A-Za-z0-9_$]*["']$`)
+
+// callName names a top-level call that defines something through its arguments, as
+// JavaScript does with defineGetter(req, 'host', function host() {…}),
+// Object.defineProperty(obj, 'x', {…}) or req.__defineGetter__('protocol', function () {…}):
+// the name of a function expression argument, else an identifier-like string argument.
+// The callee (defineGetter) says how, not what. Other nodes: "".
+func (e *extractor) callName(n *sitter.Node) string {
+	if n.Type() == "expression_statement" && n.NamedChildCount() == 1 {
+		n = n.NamedChild(0)
+	}
+	if n.Type() != "call_expression" {
+		return ""
+	}
+	args := n.ChildByFieldName("arguments")
+	if args == nil {
+		return ""
+	}
+	str := ""
+	for i := 0; i < int(args.NamedChildCount()); i++ {
+		a := args.NamedChild(i)
+		switch a.Type() {
+		case "function", "function_expression":
+			if name := a.ChildByFieldName("name"); name != nil {
+				return e.text(name)
+			}
+		case "string":
+			if t := e.text(a); str == "" && reIdentString.MatchString(t) {
+				str = t[1 : len(t)-1]
+			}
+		}
+	}
+	return str
 }
 
 func isNameType(t string) bool {
