@@ -23,6 +23,27 @@ type Comparison struct {
 	MeanDiff, Low, High float64
 	// Better, Worse and Same count cases by the sign of the difference.
 	Better, Worse, Same int
+	// Diffs are the per-case differences, in case order, so comparisons of several runs
+	// (cross-validation folds) can be pooled with PairedDiffs.
+	Diffs []float64 `json:"-"`
+}
+
+// PairedDiffs summarises per-case recall differences (other minus base) into a Comparison
+// with only the statistics set: mean, 95% interval and counts by sign.
+func PairedDiffs(diffs []float64) Comparison {
+	c := Comparison{Cases: len(diffs), Diffs: diffs}
+	for _, d := range diffs {
+		switch {
+		case d > 1e-9:
+			c.Better++
+		case d < -1e-9:
+			c.Worse++
+		default:
+			c.Same++
+		}
+	}
+	c.MeanDiff, c.Low, c.High = meanInterval(diffs)
+	return c
 }
 
 // Compare pairs the rows of scorers base and other (run together, so their outcomes are in
@@ -53,25 +74,14 @@ func Compare(rows []Row, base, other string) []Comparison {
 		if b.Scorer != base || o == nil || len(o.outcomes) != len(b.outcomes) {
 			continue
 		}
-		c := Comparison{Base: base, Other: other, SourceType: b.SourceType, Dataset: b.Dataset, Mode: b.Mode, Budget: b.Budget}
 		var diffs []float64
 		for k, bo := range b.outcomes {
-			if !bo.hasGold {
-				continue
-			}
-			d := o.outcomes[k].recall - bo.recall
-			diffs = append(diffs, d)
-			switch {
-			case d > 1e-9:
-				c.Better++
-			case d < -1e-9:
-				c.Worse++
-			default:
-				c.Same++
+			if bo.hasGold {
+				diffs = append(diffs, o.outcomes[k].recall-bo.recall)
 			}
 		}
-		c.Cases = len(diffs)
-		c.MeanDiff, c.Low, c.High = meanInterval(diffs)
+		c := PairedDiffs(diffs)
+		c.Base, c.Other, c.SourceType, c.Dataset, c.Mode, c.Budget = base, other, b.SourceType, b.Dataset, b.Mode, b.Budget
 		out = append(out, c)
 	}
 	return out

@@ -167,5 +167,15 @@ func (r *Result) Card(cfg Config, command string) string {
 	for _, row := range r.CV {
 		fmt.Fprintf(&b, "| %s | %.0f%% | %s | %d | %.3f | %.3f | %.3f |\n", row.File, 100*row.Budget, row.Scorer, row.Cases, row.Recall, row.HitRate, row.Reduction)
 	}
+	if len(r.Paired) > 0 {
+		b.WriteString("\n### Paired with the baselines\n\n")
+		b.WriteString("The model's recall minus a baseline's on the same held-out cases, with a 95% interval (±1.96\n")
+		b.WriteString("standard errors of the mean paired difference) and the cases each side wins; an interval above\n")
+		b.WriteString("0 is a gain these cases support.\n\n")
+		b.WriteString("| file | budget | linerank − | cases | difference | 95% interval | linerank wins | loses |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+		for _, p := range r.Paired {
+			fmt.Fprintf(&b, "| %s | %.0f%% | %s | %d | %+.3f | %+.3f … %+.3f | %d | %d |\n", p.File, 100*p.Budget, p.Base, p.Cases, p.Diff, p.Low, p.High, p.Better, p.Worse)
+		}
+	}
 	return b.String()
 }

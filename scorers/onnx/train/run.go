@@ -35,8 +35,10 @@ type Result struct {
 	Model     *Model
 	Threshold float64
 	// CV holds one row per scorer, data file and budget, macro-averaged over held-out cases.
-	CV    []CVRow
-	Cases int
+	CV []CVRow
+	// Paired compares the model with each baseline case by case over the held-out folds.
+	Paired []CVPair
+	Cases  int
 	// Files lists the data files trained on with their case counts.
 	Files map[string]int
 }
@@ -50,6 +52,20 @@ type CVRow struct {
 	Recall    float64 `json:"recall"`
 	HitRate   float64 `json:"hit_rate"`
 	Reduction float64 `json:"reduction"`
+}
+
+// CVPair is the model's recall minus a baseline's, paired case by case over every held-out
+// fold, with its 95% interval: an interval above 0 is a gain the data supports.
+type CVPair struct {
+	Base   string  `json:"base"`
+	File   string  `json:"file"`
+	Budget float64 `json:"budget"`
+	Cases  int     `json:"cases"`
+	Diff   float64 `json:"diff"`
+	Low    float64 `json:"low"`
+	High   float64 `json:"high"`
+	Better int     `json:"better"`
+	Worse  int     `json:"worse"`
 }
 
 // ModelScorerName is the model's name in cross-validation rows.
@@ -86,11 +102,11 @@ func Run(ctx context.Context, cases []benchmarks.Case, opts Options) (*Result, e
 		if opts.Tokens == nil {
 			return nil, errors.New("train: cross-validation needs a token counter")
 		}
-		cv, err := crossValidate(ctx, cases, data, opts, logf)
+		cv, paired, err := crossValidate(ctx, cases, data, opts, logf)
 		if err != nil {
 			return nil, err
 		}
-		res.CV = cv
+		res.CV, res.Paired = cv, paired
 	}
 	t0 := time.Now()
 	m, err := fit(ctx, data, cfg)
@@ -103,7 +119,7 @@ func Run(ctx context.Context, cases []benchmarks.Case, opts Options) (*Result, e
 	return res, nil
 }
 
-func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseData, opts Options, logf func(string, ...any)) ([]CVRow, error) {
+func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseData, opts Options, logf func(string, ...any)) ([]CVRow, []CVPair, error) {
 	folds := Folds(cases, opts.Folds)
 	budgets := opts.Budgets
 	if budgets == nil {
@@ -115,6 +131,8 @@ func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseDat
 	}
 	sums := map[[3]string]*acc{}
 	var keys [][3]string
+	diffs := map[[3]string][]float64{} // base, file, budget -> per-case model minus base
+	var pairKeys [][3]string
 	for f := 0; f < opts.Folds; f++ {
 		var train []*caseData
 		var held []benchmarks.Case
@@ -131,7 +149,7 @@ func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseDat
 		t0 := time.Now()
 		m, err := fit(ctx, train, opts.Config)
 		if err != nil {
-			return nil, fmt.Errorf("train: fold %d: %w", f, err)
+			return nil, nil, fmt.Errorf("train: fold %d: %w", f, err)
 		}
 		reg := engine.NewRegistry()
 		reg.Register(ModelScorerName, &Scorer{Model: m, Thresh: threshold(m, train, opts.Config.KeepShare)})
@@ -139,7 +157,7 @@ func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseDat
 		for _, b := range opts.Baselines {
 			s, err := opts.Registry.Get(ctx, b)
 			if err != nil {
-				return nil, fmt.Errorf("train: baseline: %w", err)
+				return nil, nil, fmt.Errorf("train: baseline: %w", err)
 			}
 			reg.Register(b, s)
 			names = append(names, b)
@@ -149,7 +167,7 @@ func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseDat
 			Modes: []benchmarks.Mode{benchmarks.ModeBudget}, Parallel: max(1, opts.Config.Workers),
 		})
 		if err != nil {
-			return nil, fmt.Errorf("train: fold %d bench: %w", f, err)
+			return nil, nil, fmt.Errorf("train: fold %d bench: %w", f, err)
 		}
 		byDataset := map[string]string{}
 		for i := range held {
@@ -173,6 +191,19 @@ func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseDat
 			a.hitRate += w * r.HitRate
 			a.reduction += w * r.Reduction
 		}
+		for _, b := range opts.Baselines {
+			for _, c := range benchmarks.Compare(rows, b, ModelScorerName) {
+				file := byDataset[c.Dataset]
+				if file == "" {
+					file = c.Dataset
+				}
+				k := [3]string{b, file, fmt.Sprint(*c.Budget)}
+				if _, ok := diffs[k]; !ok {
+					pairKeys = append(pairKeys, k)
+				}
+				diffs[k] = append(diffs[k], c.Diffs...)
+			}
+		}
 		logf("fold %d/%d: trained on %d cases, held out %d, in %s", f+1, opts.Folds, len(train), len(held), time.Since(t0).Round(time.Millisecond))
 	}
 	out := make([]CVRow, 0, len(keys))
@@ -192,7 +223,23 @@ func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseDat
 		}
 		return out[i].Scorer < out[j].Scorer
 	})
-	return out, nil
+	var paired []CVPair
+	for _, k := range pairKeys {
+		var b float64
+		fmt.Sscan(k[2], &b)
+		c := benchmarks.PairedDiffs(diffs[k])
+		paired = append(paired, CVPair{Base: k[0], File: k[1], Budget: b, Cases: c.Cases, Diff: c.MeanDiff, Low: c.Low, High: c.High, Better: c.Better, Worse: c.Worse})
+	}
+	sort.SliceStable(paired, func(i, j int) bool {
+		if paired[i].File != paired[j].File {
+			return paired[i].File < paired[j].File
+		}
+		if paired[i].Budget != paired[j].Budget {
+			return paired[i].Budget < paired[j].Budget
+		}
+		return paired[i].Base < paired[j].Base
+	})
+	return out, paired, nil
 }
 
 // Scorer runs an MLP in pure Go on linefeat features. It is what cross-validation measures;
