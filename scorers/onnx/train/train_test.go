@@ -174,7 +174,16 @@ func TestCrossValidationAndCard(t *testing.T) {
 		assert.Equal(t, 18, r.Cases, "%s %s: every case is held out once", r.Scorer, r.File)
 		assert.True(t, r.Recall >= 0 && r.Recall <= 1)
 	}
+	require.Len(t, res.Paired, 2, "two files × one baseline")
+	for _, p := range res.Paired {
+		assert.Equal(t, "heuristic", p.Base)
+		assert.Equal(t, 18, p.Cases, "%s: every case is paired once", p.File)
+		assert.LessOrEqual(t, p.Low, p.Diff)
+		assert.GreaterOrEqual(t, p.High, p.Diff)
+		assert.LessOrEqual(t, p.Better+p.Worse, p.Cases)
+	}
 	card := res.Card(cfg, "pruner train --epochs 5")
+	assert.Contains(t, card, "### Paired with the baselines")
 	assert.Contains(t, card, "| logs | 30% | linerank | 18 |")
 	assert.Contains(t, card, "pruner train --epochs 5")
 	assert.Contains(t, card, "`heuristic_rank`")
