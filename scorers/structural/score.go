@@ -363,11 +363,7 @@ func lastWord(name string) string {
 
 // lastIdent is the last identifier of a declared name ("Foo::bar" -> "bar", "res.send" -> "send").
 func lastIdent(name string) string {
-	last := ""
-	forIdents(name, func(id string) bool {
-		last = id
-		return true
-	})
+	last := lastWord(name)
 	if len(last) < 3 || strings.ToLower(last) == last && len(last) < 4 {
 		return ""
 	}
