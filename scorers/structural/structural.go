@@ -206,6 +206,15 @@ func (s *Scorer) outline(ctx context.Context, l *lang, path string, lines []stri
 // tree cache, so its next version reparses incrementally; otherwise the tree is freed before
 // parse returns (the bindings' finalizers do not free C memory reliably).
 func (s *Scorer) parse(ctx context.Context, l *lang, path string, lines []string) (*outline, string, error) {
+	return s.parseOrSplit(ctx, l, path, lines, true)
+}
+
+// parseWhole is parse without splitting the file in halves.
+func (s *Scorer) parseWhole(ctx context.Context, l *lang, path string, lines []string) (*outline, string, error) {
+	return s.parseOrSplit(ctx, l, path, lines, false)
+}
+
+func (s *Scorer) parseOrSplit(ctx context.Context, l *lang, path string, lines []string, split bool) (*outline, string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
@@ -213,6 +222,18 @@ func (s *Scorer) parse(ctx context.Context, l *lang, path string, lines []string
 	key := s.outlines.key(l.name, src)
 	if o, warn, ok := s.outlines.get(key); ok {
 		return o, warn, nil
+	}
+	if k := 0; split {
+		if k = splitPoint(l, lines); k > 0 {
+			o, ok, err := s.parseHalves(ctx, l, path, lines, k)
+			if err != nil {
+				return nil, "", err
+			}
+			if ok {
+				s.outlines.put(key, o, "")
+				return o, "", nil
+			}
+		}
 	}
 	o, warn, err := s.parseSource(ctx, l, path, lines, src)
 	if err == nil && warn != WarnParseFailed { // a halted parse may succeed next time

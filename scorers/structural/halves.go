@@ -1,0 +1,112 @@
+package structural
+
+import (
+	"context"
+	"strings"
+	"sync"
+)
+
+// A fresh parse of a long file is split at a top-level declaration near its middle and the
+// halves are parsed at once, on two cores; each half keeps its own entries in the outline
+// and tree caches, so an edit reparses only the half it touches, incrementally. A split
+// point is a declaration at column 0 after a blank line: top-level units do not span it, so
+// the two outlines, concatenated, are the whole file's (TestHalvesMatchWhole).
+const (
+	// splitLines is the shortest file split; shorter ones parse whole in a few ms.
+	splitLines = 1000
+)
+
+// splitLangs are the grammars whose top-level declarations start at column 0 without
+// enclosing braces (C-family files, Java and C# classes, PHP tags are not split).
+var splitLangs = map[string]bool{"go": true, "python": true, "javascript": true, "typescript": true, "tsx": true, "rust": true}
+
+// splitPoint returns the line where lines can be cut in two independently parsed halves,
+// nearest the middle within its middle third, or 0 when there is none.
+func splitPoint(l *lang, lines []string) int {
+	n := len(lines)
+	if n < splitLines || !splitLangs[l.name] {
+		return 0
+	}
+	mid := n / 2
+	for d := 0; d < n/6; d++ {
+		for _, k := range [2]int{mid - d, mid + d} {
+			if isTopLevelStart(lines, k) {
+				return k
+			}
+		}
+	}
+	return 0
+}
+
+// isTopLevelStart: line k opens a top-level declaration (or the comment run leading to
+// one) right after a blank line.
+func isTopLevelStart(lines []string, k int) bool {
+	if k <= 0 || k >= len(lines) || !isBlank(lines[k-1]) || indentOf(lines[k]) != 0 {
+		return false
+	}
+	for i := k; i < len(lines) && i < k+50; i++ {
+		l := lines[i]
+		if indentOf(l) != 0 || isBlank(l) {
+			return false
+		}
+		if isDecl(l) {
+			return true
+		}
+		if !isLineComment(l) {
+			return false
+		}
+	}
+	return false
+}
+
+func isLineComment(l string) bool {
+	return strings.HasPrefix(l, "//") || strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "#[")
+}
+
+// parseHalves parses lines[:k] and lines[k:] concurrently (with parse's caches, under path's
+// two halves) and joins their outlines. ok is false when a half could not be used (syntax
+// errors, a failed parse): the caller parses the whole file instead.
+func (s *Scorer) parseHalves(ctx context.Context, l *lang, path string, lines []string, k int) (o *outline, ok bool, err error) {
+	type half struct {
+		o    *outline
+		warn string
+		err  error
+	}
+	var second half
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		second.o, second.warn, second.err = s.parseWhole(ctx, l, halfPath(path, 2), lines[k:])
+	}()
+	var first half
+	first.o, first.warn, first.err = s.parseWhole(ctx, l, halfPath(path, 1), lines[:k])
+	wg.Wait()
+	for _, h := range []half{first, second} {
+		if h.err != nil {
+			return nil, false, h.err
+		}
+		if h.warn != "" {
+			return nil, false, nil
+		}
+	}
+	// The halves' outlines are cached: copy before shifting the second.
+	out := &outline{units: make([]unit, 0, len(first.o.units)+len(second.o.units))}
+	out.units = append(out.units, first.o.units...)
+	tail := &outline{units: make([]unit, len(second.o.units))}
+	for i, u := range second.o.units {
+		u.blocks = append([][2]int(nil), u.blocks...)
+		tail.units[i] = u
+	}
+	tail.shift(k, len(first.o.units))
+	out.units = append(out.units, tail.units...)
+	return out, true, nil
+}
+
+// halfPath is the tree-cache path of one half of path's file ("" stays "": no tree kept).
+func halfPath(path string, i int) string {
+	if path == "" {
+		return ""
+	}
+	return path + "\x00half" + string(rune('0'+i))
+}
