@@ -90,16 +90,9 @@ func (s *Scorer) parseHalves(ctx context.Context, l *lang, path string, lines []
 			return nil, false, nil
 		}
 	}
-	// The halves' outlines are cached: copy before shifting the second.
-	out := &outline{units: make([]unit, 0, len(first.o.units)+len(second.o.units))}
-	out.units = append(out.units, first.o.units...)
-	tail := &outline{units: make([]unit, len(second.o.units))}
-	for i, u := range second.o.units {
-		u.blocks = append([][2]int(nil), u.blocks...)
-		tail.units[i] = u
-	}
-	tail.shift(k, len(first.o.units))
-	out.units = append(out.units, tail.units...)
+	// parse hands out private copies of cached outlines: the second can shift in place.
+	second.o.shift(k, len(first.o.units))
+	out := &outline{units: append(first.o.units, second.o.units...)}
 	return out, true, nil
 }
 
