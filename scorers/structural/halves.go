@@ -21,21 +21,100 @@ const (
 var splitLangs = map[string]bool{"go": true, "python": true, "javascript": true, "typescript": true, "tsx": true, "rust": true}
 
 // splitPoint returns the line where lines can be cut in two independently parsed halves,
-// nearest the middle within its middle third, or 0 when there is none.
+// nearest the middle within its middle third, or 0 when there is none. The line must start
+// outside every comment, string and bracket (lexicalTop).
 func splitPoint(l *lang, lines []string) int {
 	n := len(lines)
 	if n < splitLines || !splitLangs[l.name] {
 		return 0
 	}
+	var top []bool // computed on the first candidate only: most files have one near the middle
 	mid := n / 2
 	for d := 0; d < n/6; d++ {
 		for _, k := range [2]int{mid - d, mid + d} {
-			if isTopLevelStart(lines, k) {
+			if !isTopLevelStart(lines, k) {
+				continue
+			}
+			if top == nil {
+				top = lexicalTop(l.name, lines)
+			}
+			if top[k] {
 				return k
 			}
 		}
 	}
 	return 0
+}
+
+// lexicalTop reports, for each line, whether it starts outside every comment, string and
+// bracket: a column-0 declaration inside a block comment, a raw or template string, a
+// docstring or an object literal is no place to cut. A light lexer for the split
+// languages (Go, Python, JavaScript/TypeScript, Rust), approximate where those languages
+// are hard to lex (template expressions, Rust lifetimes), never reading past a line's end
+// for a one-line string.
+func lexicalTop(lang string, lines []string) []bool {
+	top := make([]bool, len(lines))
+	const (
+		code = iota
+		block
+		multi // a string running over lines: Go raw, JS template, Python triple-quoted
+	)
+	state, depth, blockDepth := code, 0, 0
+	closer := "" // the delimiter that ends the multi-line string
+	hash := lang == "python"
+	for i, l := range lines {
+		top[i] = state == code && depth == 0
+		for j := 0; j < len(l); j++ {
+			c := l[j]
+			switch state {
+			case block:
+				if c == '*' && j+1 < len(l) && l[j+1] == '/' {
+					j++
+					if blockDepth--; blockDepth == 0 {
+						state = code
+					}
+				} else if lang == "rust" && c == '/' && j+1 < len(l) && l[j+1] == '*' {
+					j++
+					blockDepth++
+				}
+				continue
+			case multi:
+				if c == '\\' && !(lang == "go" && closer == "`") { // Go's raw strings have no escapes
+					j++
+					continue
+				}
+				if strings.HasPrefix(l[j:], closer) {
+					j += len(closer) - 1
+					state = code
+				}
+				continue
+			}
+			switch {
+			case hash && c == '#', !hash && c == '/' && j+1 < len(l) && l[j+1] == '/':
+				j = len(l) // a line comment
+			case !hash && c == '/' && j+1 < len(l) && l[j+1] == '*':
+				state, blockDepth = block, 1
+				j++
+			case hash && (strings.HasPrefix(l[j:], `"""`) || strings.HasPrefix(l[j:], "'''")):
+				state, closer = multi, l[j:j+3]
+				j += 2
+			case c == '`' && lang != "python" && lang != "rust":
+				state, closer = multi, "`"
+			case c == '"' || c == '\'' && lang != "rust":
+				// A one-line string or character: skip to its closing quote on this line.
+				for j++; j < len(l) && l[j] != c; j++ {
+					if l[j] == '\\' {
+						j++
+					}
+				}
+			case c == '(' || c == '[' || c == '{':
+				depth++
+			case c == ')' || c == ']' || c == '}':
+				depth = max(0, depth-1)
+			}
+		}
+	}
+	return top
 }
 
 // isTopLevelStart: line k opens a top-level declaration (or the comment run leading to

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcp-pruner/mcp-pruner/benchmarks"
@@ -139,4 +140,61 @@ func TestHalvesMatchWholeOnBench(t *testing.T) {
 	}
 	t.Logf("%d cases split", split)
 	assert.Positive(t, split)
+}
+
+// TestSplitPointAvoidsCommentsAndStrings: column-0 declarations after blank lines inside a
+// block comment, a raw or template string, a docstring or an object literal are no split
+// points, and the file's outline is the whole file's.
+func TestSplitPointAvoidsCommentsAndStrings(t *testing.T) {
+	decls := map[string][2]string{ // a declaration line, and a body line
+		"go": {"func f%d() int {", "\treturn 1\n}"}, "python": {"def f%d():", "    return 1"},
+		"javascript": {"function f%d() {", "  return 1;\n}"}, "rust": {"fn f%d() -> i32 {", "    1\n}"},
+	}
+	tests := []struct {
+		name, lang, open, close string
+	}{
+		{"go block comment", "go", "/*", "*/"},
+		{"go raw string", "go", "var script = `", "`"},
+		{"python docstring", "python", `DOC = """`, `"""`},
+		{"javascript template", "javascript", "const tpl = `", "`;"},
+		{"javascript object", "javascript", "module.exports = {", "};"},
+		{"rust nested comment", "rust", "/* outer /* inner */", "*/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := decls[tt.lang]
+			var lines []string
+			add := func(i int) {
+				lines = append(lines, fmt.Sprintf(d[0], i))
+				lines = append(lines, strings.Split(d[1], "\n")...)
+				lines = append(lines, "")
+			}
+			for i := 0; len(lines) < 600; i++ {
+				add(i)
+			}
+			start := len(lines)
+			lines = append(lines, tt.open)
+			for i := 1000; len(lines) < 1000; i++ {
+				lines = append(lines, "")
+				add(i)
+			}
+			lines = append(lines, tt.close, "")
+			end := len(lines)
+			for i := 2000; len(lines) < 1600; i++ {
+				add(i)
+			}
+			s := New()
+			t.Cleanup(func() { _ = s.Close() })
+			l := s.langs.byName[tt.lang]
+			k := splitPoint(l, lines)
+			assert.False(t, k > start && k < end, "split at line %d, inside lines %d-%d", k+1, start+1, end)
+			got, _, err := s.parse(context.Background(), l, "", lines)
+			require.NoError(t, err)
+			fresh := New() // its own outline cache: a whole parse, not parse's answer again
+			t.Cleanup(func() { _ = fresh.Close() })
+			want, _, err := fresh.parseWhole(context.Background(), fresh.langs.byName[tt.lang], "", lines)
+			require.NoError(t, err)
+			assert.Equal(t, dumpUnits(want), dumpUnits(got))
+		})
+	}
 }
