@@ -198,3 +198,33 @@ func TestSplitPointAvoidsCommentsAndStrings(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSplitPoint: any text, in any split language, gives a split point that is 0 or a
+// column-0 line after a blank one in the middle third, without panicking on unterminated
+// strings, comments or escapes.
+func FuzzSplitPoint(f *testing.F) {
+	f.Add("func a() {}\n\n/* x\n\nfunc b() {}\n*/\n`raw\n\nfunc c() {}`\n", 0)
+	f.Add("def a():\n    '''doc\n\ndef b():'''\n\ndef c():\n    return \"\\\"\"\n", 1)
+	f.Add("const t = `a ${b} \\`\n\nfunction f() {}`;\n\nfunction g() { return '\\''; }\n", 2)
+	f.Add("/* /* nested */\n\nfn a() {}\n*/\n\nfn b() { let c = '{'; }\n", 5)
+	s := New()
+	f.Cleanup(func() { _ = s.Close() })
+	langs := []string{"go", "python", "javascript", "typescript", "tsx", "rust"}
+	f.Fuzz(func(t *testing.T, text string, which int) {
+		l := s.langs.byName[langs[(which%len(langs)+len(langs))%len(langs)]]
+		base := strings.Split(text, "\n")
+		lines := base
+		for len(lines) < splitLines && len(base) > 0 {
+			lines = append(lines, base...)
+		}
+		top := lexicalTop(l.name, lines)
+		require.Len(t, top, len(lines))
+		k := splitPoint(l, lines)
+		if k == 0 {
+			return
+		}
+		n := len(lines)
+		require.True(t, k > n/2-n/6 && k < n/2+n/6, "split %d outside the middle third of %d lines", k, n)
+		require.True(t, isBlank(lines[k-1]) && indentOf(lines[k]) == 0 && top[k])
+	})
+}
