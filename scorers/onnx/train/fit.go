@@ -314,17 +314,8 @@ const ScorePower = engine.ScorePower
 // binary cross entropy that keeps σ(z) meaningful for the default threshold.
 func caseGrad(d *caseData, logits, g []float64, bceWeight float64) {
 	n := d.rows()
-	u := g // reuse g as scratch for priorities
-	mx := math.Inf(-1)
-	for i := 0; i < n; i++ {
-		u[i] = ScorePower*logSigmoid(logits[i]) - math.Log(float64(d.cost[i])) + math.Log(float64(d.w[i]))
-		mx = math.Max(mx, u[i])
-	}
-	sum := 0.0
-	for i := 0; i < n; i++ {
-		u[i] = math.Exp(u[i] - mx)
-		sum += u[i]
-	}
+	p := g // the softmax, then each row's gradient in its place
+	selectionSoftmax(d, logits, p)
 	negW := 0.0
 	for i := 0; i < n; i++ {
 		if d.y[i] == 0 {
@@ -333,15 +324,34 @@ func caseGrad(d *caseData, logits, g []float64, bceWeight float64) {
 	}
 	P := float64(d.pos)
 	for i := 0; i < n; i++ {
-		p := u[i] / sum
 		s := sigmoid(logits[i])
-		gi := (p - float64(d.y[i])/P) * ScorePower * (1 - s)
+		gi := (p[i] - float64(d.y[i])/P) * ScorePower * (1 - s)
 		if d.y[i] == 1 {
 			gi += bceWeight * 0.5 / P * (s - 1)
 		} else if negW > 0 {
 			gi += bceWeight * 0.5 * float64(d.w[i]) / negW * s
 		}
 		g[i] = gi
+	}
+}
+
+// selectionSoftmax fills p with the softmax over one case's rows of each line's selection
+// priority, ScorePower·log σ(z) − log cost + log sampling weight: the share of the engine's
+// value-per-token auction each row would win.
+func selectionSoftmax(d *caseData, logits, p []float64) {
+	n := d.rows()
+	mx := math.Inf(-1)
+	for i := 0; i < n; i++ {
+		p[i] = ScorePower*logSigmoid(logits[i]) - math.Log(float64(d.cost[i])) + math.Log(float64(d.w[i]))
+		mx = math.Max(mx, p[i])
+	}
+	sum := 0.0
+	for i := 0; i < n; i++ {
+		p[i] = math.Exp(p[i] - mx)
+		sum += p[i]
+	}
+	for i := 0; i < n; i++ {
+		p[i] /= sum
 	}
 }
 

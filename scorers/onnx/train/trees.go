@@ -243,26 +243,17 @@ func (bo *booster) bestSplit(L int, cfg Config) (j, c int, ok bool) {
 // the priority in the logit, ScorePower·(1−σ(z)).
 func caseGradHess(d *caseData, logits, g, h []float64) {
 	n := d.rows()
-	mx := math.Inf(-1)
-	u := h
-	for i := 0; i < n; i++ {
-		u[i] = ScorePower*logSigmoid(logits[i]) - math.Log(float64(d.cost[i])) + math.Log(float64(d.w[i]))
-		mx = math.Max(mx, u[i])
+	if d.pos == 0 {
+		clear(g[:n])
+		clear(h[:n])
+		return
 	}
-	sum := 0.0
+	p := h // the softmax, then each row's Hessian in its place
+	selectionSoftmax(d, logits, p)
+	P := float64(d.pos)
 	for i := 0; i < n; i++ {
-		u[i] = math.Exp(u[i] - mx)
-		sum += u[i]
-	}
-	P := float64(max(1, d.pos))
-	for i := 0; i < n; i++ {
-		p := u[i] / sum
 		a := ScorePower * (1 - sigmoid(logits[i]))
-		if d.pos == 0 {
-			g[i], h[i] = 0, 0
-			continue
-		}
-		g[i] = (p - float64(d.y[i])/P) * a
-		h[i] = math.Max(p*(1-p)*a*a, 1e-9)
+		g[i] = (p[i] - float64(d.y[i])/P) * a
+		h[i] = math.Max(p[i]*(1-p[i])*a*a, 1e-9)
 	}
 }
