@@ -1,11 +1,13 @@
 package train
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcp-pruner/mcp-pruner/benchmarks"
@@ -129,10 +131,10 @@ func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseDat
 		cases                      int
 		recall, hitRate, reduction float64
 	}
-	sums := map[[3]string]*acc{}
-	var keys [][3]string
-	diffs := map[[3]string][]float64{} // base, file, budget -> per-case model minus base
-	var pairKeys [][3]string
+	sums := map[cvKey]*acc{}
+	var keys []cvKey
+	diffs := map[cvKey][]float64{} // baseline, file, budget -> per-case model minus baseline
+	var pairKeys []cvKey
 	for f := 0; f < opts.Folds; f++ {
 		var train []*caseData
 		var held []benchmarks.Case
@@ -173,12 +175,14 @@ func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseDat
 		for i := range held {
 			byDataset[held[i].Dataset] = fileLabel(held[i].File)
 		}
-		for _, r := range rows {
-			file := byDataset[r.Dataset]
-			if file == "" {
-				file = r.Dataset
+		fileOf := func(dataset string) string {
+			if f := byDataset[dataset]; f != "" {
+				return f
 			}
-			k := [3]string{r.Scorer, file, fmt.Sprint(*r.Budget)}
+			return dataset
+		}
+		for _, r := range rows {
+			k := cvKey{r.Scorer, fileOf(r.Dataset), *r.Budget}
 			a := sums[k]
 			if a == nil {
 				a = &acc{}
@@ -193,11 +197,7 @@ func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseDat
 		}
 		for _, b := range opts.Baselines {
 			for _, c := range benchmarks.Compare(rows, b, ModelScorerName) {
-				file := byDataset[c.Dataset]
-				if file == "" {
-					file = c.Dataset
-				}
-				k := [3]string{b, file, fmt.Sprint(*c.Budget)}
+				k := cvKey{b, fileOf(c.Dataset), *c.Budget}
 				if _, ok := diffs[k]; !ok {
 					pairKeys = append(pairKeys, k)
 				}
@@ -206,40 +206,32 @@ func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseDat
 		}
 		logf("fold %d/%d: trained on %d cases, held out %d, in %s", f+1, opts.Folds, len(train), len(held), time.Since(t0).Round(time.Millisecond))
 	}
+	slices.SortStableFunc(keys, cvKey.compare)
 	out := make([]CVRow, 0, len(keys))
 	for _, k := range keys {
 		a := sums[k]
-		var b float64
-		fmt.Sscan(k[2], &b)
 		c := float64(max(1, a.cases))
-		out = append(out, CVRow{Scorer: k[0], File: k[1], Budget: b, Cases: a.cases, Recall: a.recall / c, HitRate: a.hitRate / c, Reduction: a.reduction / c})
+		out = append(out, CVRow{Scorer: k.scorer, File: k.file, Budget: k.budget, Cases: a.cases, Recall: a.recall / c, HitRate: a.hitRate / c, Reduction: a.reduction / c})
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].File != out[j].File {
-			return out[i].File < out[j].File
-		}
-		if out[i].Budget != out[j].Budget {
-			return out[i].Budget < out[j].Budget
-		}
-		return out[i].Scorer < out[j].Scorer
-	})
+	slices.SortStableFunc(pairKeys, cvKey.compare)
 	var paired []CVPair
 	for _, k := range pairKeys {
-		var b float64
-		fmt.Sscan(k[2], &b)
 		c := benchmarks.PairedDiffs(diffs[k])
-		paired = append(paired, CVPair{Base: k[0], File: k[1], Budget: b, Cases: c.Cases, Diff: c.MeanDiff, Low: c.Low, High: c.High, Better: c.Better, Worse: c.Worse})
+		paired = append(paired, CVPair{Base: k.scorer, File: k.file, Budget: k.budget, Cases: c.Cases, Diff: c.MeanDiff, Low: c.Low, High: c.High, Better: c.Better, Worse: c.Worse})
 	}
-	sort.SliceStable(paired, func(i, j int) bool {
-		if paired[i].File != paired[j].File {
-			return paired[i].File < paired[j].File
-		}
-		if paired[i].Budget != paired[j].Budget {
-			return paired[i].Budget < paired[j].Budget
-		}
-		return paired[i].Base < paired[j].Base
-	})
 	return out, paired, nil
+}
+
+// cvKey groups cross-validation figures: a scorer (a baseline, for paired figures), a data
+// file and a budget.
+type cvKey struct {
+	scorer, file string
+	budget       float64
+}
+
+// compare orders keys by file, budget, then scorer: the card's table order.
+func (k cvKey) compare(o cvKey) int {
+	return cmp.Or(strings.Compare(k.file, o.file), cmp.Compare(k.budget, o.budget), strings.Compare(k.scorer, o.scorer))
 }
 
 // Scorer runs an MLP in pure Go on linefeat features. It is what cross-validation measures;
