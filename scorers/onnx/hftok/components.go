@@ -18,7 +18,9 @@ type typed struct {
 	Type string `json:"type"`
 }
 
-func parseNormalizer(raw json.RawMessage) ([]normalizer, error) {
+// parseComponent reads one tokenizer.json component: null is none, a "Sequence" is its
+// parts (the list under key) flattened in order, any other type goes to one.
+func parseComponent[T any](raw json.RawMessage, key string, one func(typ string, raw json.RawMessage) ([]T, error)) ([]T, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -26,23 +28,37 @@ func parseNormalizer(raw json.RawMessage) ([]normalizer, error) {
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return nil, err
 	}
-	switch t.Type {
-	case "Sequence":
-		var seq struct {
-			Normalizers []json.RawMessage `json:"normalizers"`
-		}
-		if err := json.Unmarshal(raw, &seq); err != nil {
+	if t.Type != "Sequence" {
+		return one(t.Type, raw)
+	}
+	var seq map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &seq); err != nil {
+		return nil, err
+	}
+	var parts []json.RawMessage
+	if list := seq[key]; len(list) > 0 {
+		if err := json.Unmarshal(list, &parts); err != nil {
 			return nil, err
 		}
-		var out []normalizer
-		for _, r := range seq.Normalizers {
-			ns, err := parseNormalizer(r)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ns...)
+	}
+	var out []T
+	for _, r := range parts {
+		xs, err := parseComponent(r, key, one)
+		if err != nil {
+			return nil, err
 		}
-		return out, nil
+		out = append(out, xs...)
+	}
+	return out, nil
+}
+
+func parseNormalizer(raw json.RawMessage) ([]normalizer, error) {
+	return parseComponent(raw, "normalizers", normalizerOf)
+}
+
+// normalizerOf builds a normalizer of type typ (not "Sequence") from its JSON.
+func normalizerOf(typ string, raw json.RawMessage) ([]normalizer, error) {
+	switch typ {
 	case "BertNormalizer":
 		var c struct {
 			CleanText          bool  `json:"clean_text"`
@@ -85,7 +101,7 @@ func parseNormalizer(raw json.RawMessage) ([]normalizer, error) {
 	case "NFKD":
 		return []normalizer{norm.NFKD.String}, nil
 	}
-	return nil, fmt.Errorf("%w: normalizer %q", ErrUnsupported, t.Type)
+	return nil, fmt.Errorf("%w: normalizer %q", ErrUnsupported, typ)
 }
 
 // cleanText drops control characters and turns every whitespace into a space (BERT).
@@ -136,30 +152,12 @@ func stripAccents(s string) string {
 }
 
 func parsePreTokenizer(raw json.RawMessage) ([]preTokenizer, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	var t typed
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, err
-	}
-	switch t.Type {
-	case "Sequence":
-		var seq struct {
-			PreTokenizers []json.RawMessage `json:"pretokenizers"`
-		}
-		if err := json.Unmarshal(raw, &seq); err != nil {
-			return nil, err
-		}
-		var out []preTokenizer
-		for _, r := range seq.PreTokenizers {
-			ps, err := parsePreTokenizer(r)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ps...)
-		}
-		return out, nil
+	return parseComponent(raw, "pretokenizers", preTokenizerOf)
+}
+
+// preTokenizerOf builds a pre-tokenizer of type typ (not "Sequence") from its JSON.
+func preTokenizerOf(typ string, raw json.RawMessage) ([]preTokenizer, error) {
+	switch typ {
 	case "BertPreTokenizer":
 		return []preTokenizer{bertSplit}, nil
 	case "WhitespaceSplit":
@@ -189,7 +187,7 @@ func parsePreTokenizer(raw json.RawMessage) ([]preTokenizer, error) {
 			return words
 		}}, nil
 	}
-	return nil, fmt.Errorf("%w: pre_tokenizer %q", ErrUnsupported, t.Type)
+	return nil, fmt.Errorf("%w: pre_tokenizer %q", ErrUnsupported, typ)
 }
 
 func isBertPunct(r rune) bool {
