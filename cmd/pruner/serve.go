@@ -56,15 +56,9 @@ func (c *serveConfig) applyEnv() error {
 	if err := envInt64("MCP_PRUNER_PORT", 0, 65535, "want a port number 0..65535", func(n int64) { c.port = int(n) }); err != nil {
 		return err
 	}
-	if v, ok := os.LookupEnv("MCP_PRUNER_AUTH_TOKEN"); ok {
-		c.authToken = v
-	}
-	if v, ok := os.LookupEnv("MCP_PRUNER_ALLOWED_HOSTS"); ok {
-		c.allowedHosts = v
-	}
-	if v, ok := os.LookupEnv("MCP_PRUNER_ALLOWED_ORIGINS"); ok {
-		c.allowedOrigins = v
-	}
+	envString("MCP_PRUNER_AUTH_TOKEN", &c.authToken)
+	envString("MCP_PRUNER_ALLOWED_HOSTS", &c.allowedHosts)
+	envString("MCP_PRUNER_ALLOWED_ORIGINS", &c.allowedOrigins)
 	if err := envInt64("MCP_PRUNER_MAX_BODY_BYTES", 1, math.MaxInt64, "want a positive integer", func(n int64) { c.maxBodyBytes = n }); err != nil {
 		return err
 	}
@@ -195,12 +189,8 @@ func (c *logConfig) register(fs *flag.FlagSet) {
 }
 
 func (c *logConfig) applyEnv() error {
-	if v, ok := os.LookupEnv("MCP_PRUNER_LOG_LEVEL"); ok {
-		c.level = v
-	}
-	if v, ok := os.LookupEnv("MCP_PRUNER_LOG_FORMAT"); ok {
-		c.format = v
-	}
+	envString("MCP_PRUNER_LOG_LEVEL", &c.level)
+	envString("MCP_PRUNER_LOG_FORMAT", &c.format)
 	return nil
 }
 

@@ -54,23 +54,22 @@ func (c *engineConfig) applyEnv() error {
 	if err := envInt64("MCP_PRUNER_STORE_BYTES", 1, math.MaxInt64, positive, func(n int64) { c.storeBytes = n }); err != nil {
 		return err
 	}
-	if v, ok := os.LookupEnv("MCP_PRUNER_ENCODING"); ok {
-		c.encoding = v
-	}
-	if v, ok := os.LookupEnv("MCP_PRUNER_SCORER"); ok {
-		c.scorer = v
-	}
-	if v, ok := os.LookupEnv("MCP_PRUNER_PLUGINS"); ok {
-		c.pluginsFile = v
-	}
-	if v, ok := os.LookupEnv(onnx.LibraryEnv); ok {
-		c.onnxLib = v
-	}
+	envString("MCP_PRUNER_ENCODING", &c.encoding)
+	envString("MCP_PRUNER_SCORER", &c.scorer)
+	envString("MCP_PRUNER_PLUGINS", &c.pluginsFile)
+	envString(onnx.LibraryEnv, &c.onnxLib)
 	return envInt64(onnxThreadsEnv, 1, math.MaxInt32, positive, func(n int64) { c.onnxThreads = int(n) })
 }
 
 // envInt64 reads the integer environment variable name, if set, into set; a value that is not
 // an integer in [lo, hi] is a usage error "NAME="value": want".
+// envString sets *dst to the environment variable name when it is set (even to "").
+func envString(name string, dst *string) {
+	if v, ok := os.LookupEnv(name); ok {
+		*dst = v
+	}
+}
+
 func envInt64(name string, lo, hi int64, want string, set func(int64)) error {
 	v, ok := os.LookupEnv(name)
 	if !ok {
