@@ -306,8 +306,8 @@ func (s *Scorer) parseSource(ctx context.Context, l *lang, path string, lines []
 
 // errorShare estimates the share of lines covered by syntax errors, looking two levels down.
 func errorShare(root *sitter.Node, n int) float64 {
-	if n == 0 || !root.HasError() {
-		return 0 // one call instead of a cgo call per top-level child
+	if n == 0 {
+		return 0
 	}
 	bad := 0
 	var walk func(nd *sitter.Node, depth int)
