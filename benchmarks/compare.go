@@ -54,13 +54,7 @@ func Compare(rows []Row, base, other string) []Comparison {
 		mode   Mode
 		budget float64
 	}
-	keyOf := func(r *Row) key {
-		b := -1.0
-		if r.Budget != nil {
-			b = *r.Budget
-		}
-		return key{r.SourceType, r.Dataset, r.Mode, b}
-	}
+	keyOf := func(r *Row) key { return key{r.SourceType, r.Dataset, r.Mode, budgetOf(*r)} }
 	others := map[key]*Row{}
 	for i := range rows {
 		if rows[i].Scorer == other {
