@@ -42,34 +42,10 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.Float64Var(&cfg.MinLeafHess, "min-leaf-hess", def.MinLeafHess, "least Hessian weight on each side of a tree split")
 	fs.IntVar(&cfg.Epochs, "epochs", def.Epochs, "passes over the training cases")
 	fs.IntVar(&cfg.Workers, "workers", def.Workers, "parallel feature extraction and bench workers (training itself is single-threaded)")
-	fs.Func("structural-kinds", "comma-separated source kinds whose expert starts from the structural scorer's score instead of the heuristic's (default "+strings.Join(def.StructuralKinds, ",")+"; 'none' for none)", func(s string) error {
-		cfg.StructuralKinds = nil
-		if s != "none" {
-			cfg.StructuralKinds = benchList(s)
-		}
-		return nil
-	})
-	fs.Func("linear-kinds", "comma-separated source kinds whose expert only rescales its base score's logit (skip weight and bias, no MLP) (default "+strings.Join(def.LinearKinds, ",")+"; 'none' for none)", func(s string) error {
-		cfg.LinearKinds = nil
-		if s != "none" {
-			cfg.LinearKinds = benchList(s)
-		}
-		return nil
-	})
-	fs.Func("tree-kinds", "comma-separated source kinds whose expert gets --trees boosted trees, fitted on its own cases (default "+strings.Join(def.TreeKinds, ",")+"; 'none' for none)", func(s string) error {
-		cfg.TreeKinds = nil
-		if s != "none" {
-			cfg.TreeKinds = benchList(s)
-		}
-		return nil
-	})
-	fs.Func("frozen-kinds", "comma-separated source kinds whose expert stays its base scorer (default "+strings.Join(def.FrozenKinds, ",")+"; 'none' for none)", func(s string) error {
-		cfg.FrozenKinds = nil
-		if s != "none" {
-			cfg.FrozenKinds = benchList(s)
-		}
-		return nil
-	})
+	kindsFlag(fs, "structural-kinds", "expert starts from the structural scorer's score instead of the heuristic's", &cfg.StructuralKinds)
+	kindsFlag(fs, "linear-kinds", "expert only rescales its base score's logit (skip weight and bias, no MLP)", &cfg.LinearKinds)
+	kindsFlag(fs, "tree-kinds", "expert gets --trees boosted trees, fitted on its own cases", &cfg.TreeKinds)
+	kindsFlag(fs, "frozen-kinds", "expert stays its base scorer", &cfg.FrozenKinds)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: pruner train [flags]
 
@@ -151,4 +127,16 @@ func canonicalArgs(args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// kindsFlag defines a flag holding a comma-separated list of source kinds in *dst ("none"
+// for an empty list); its help shows *dst as the default.
+func kindsFlag(fs *flag.FlagSet, name, whose string, dst *[]string) {
+	fs.Func(name, "comma-separated source kinds whose "+whose+" (default "+strings.Join(*dst, ",")+"; 'none' for none)", func(s string) error {
+		*dst = nil
+		if s != "none" {
+			*dst = benchList(s)
+		}
+		return nil
+	})
 }
