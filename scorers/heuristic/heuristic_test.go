@@ -2,6 +2,7 @@ package heuristic_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -165,6 +166,55 @@ func TestLogsRankTheLastFailureAboveNoise(t *testing.T) {
 		}
 	}
 	assert.Greater(t, s[fail+1], s[0], "the assertion after it comes along")
+}
+
+// TestLogsKeepAFailureWithItsIndentedTrace: the lines indented under a failure (a stack
+// trace, a test report's code/stacktrace, a compiler diagnostic) are one event with it,
+// however many there are, while an indented section too long to be one event is not lifted.
+func TestLogsKeepAFailureWithItsIndentedTrace(t *testing.T) {
+	var lines []string
+	for i := 0; i < 150; i++ {
+		lines = append(lines, fmt.Sprintf("npm info lifecycle step %d ok", i))
+	}
+	node := len(lines)
+	lines = append(lines, "Error: Cannot find module './db.json'")
+	for i := 0; i < 11; i++ {
+		lines = append(lines, fmt.Sprintf("    at Module._compile (module.js:%d:26)", 400+i))
+	}
+	lines = append(lines, "")
+	exunit := len(lines)
+	lines = append(lines,
+		"  1) test adapters serve requests (Phoenix.Integration.EndpointTest)",
+		"     test/phoenix/integration/endpoint_test.exs:153",
+		"     ** (ExUnit.TimeoutError) test timed out after 60000ms",
+		"     code: capture_log fn ->",
+		"     stacktrace:",
+		"       (inets) httpc.erl:623: :httpc.handle_answer/3",
+		"       (inets) httpc.erl:567: :httpc.handle_request/9",
+		"       test/support/http_client.exs:42: Phoenix.Integration.HTTPClient.request/4",
+		"       (ex_unit) lib/ex_unit/runner.ex:312: ExUnit.Runner.exec_test/1",
+		"")
+	section := len(lines)
+	lines = append(lines, "Build summary:")
+	for i := 0; i < 200; i++ {
+		if i == 10 {
+			lines = append(lines, "    step 10: error: disk quota warning ignored")
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("    step %d: copied assets", i))
+	}
+	lines = append(lines, "Done in 12.3s")
+	s := score(t, engine.SourceLogs, "Why did this CI build fail?", lines)
+	chatter := slices.Max(s[:100])
+	for i := node + 1; i <= node+11; i++ {
+		assert.Greater(t, s[i], chatter, "frame at line %d comes with its error", i+1)
+		assert.Greater(t, s[i], 0.6*s[node], "frame at line %d comes with its error", i+1)
+	}
+	for i := exunit; i < exunit+9; i++ {
+		assert.Greater(t, s[i], 0.6*s[exunit+2], "line %d of the test report comes with its failure", i+1)
+	}
+	// The 200-line section is no event: its lines far from the error keep their own score.
+	assert.Less(t, s[section+150], 0.5*s[section+11], "a long indented section is not one event")
 }
 
 func TestDocsScoreTheMatchingEntry(t *testing.T) {
