@@ -20,6 +20,18 @@ func indentOf(l string) (int, bool) {
 		case '\t':
 			w += 4
 		case '\r', '\f', '\v':
+		case 0x1b:
+			// A terminal colour code (ESC [ parameters letter) is no text: CI logs colour
+			// a line before its indentation as often as after it.
+			if i+1 < len(l) && l[i+1] == '[' {
+				j := i + 2
+				for j < len(l) && (l[j] < 0x40 || l[j] > 0x7e) {
+					j++
+				}
+				i = j
+				continue
+			}
+			return w, true
 		default:
 			return w, true
 		}

@@ -217,6 +217,28 @@ func TestLogsKeepAFailureWithItsIndentedTrace(t *testing.T) {
 	assert.Less(t, s[section+150], 0.5*s[section+11], "a long indented section is not one event")
 }
 
+// TestIndentSkipsColourCodes: CI logs colour a line before its indentation as often as
+// after it, and a colour code is no text.
+func TestIndentSkipsColourCodes(t *testing.T) {
+	for _, c := range []struct {
+		line     string
+		width    int
+		nonBlank bool
+	}{
+		{"    at f (a.js:1:2)", 4, true},
+		{"\x1b[38;5;230m            \x1b[39mXCTAssertTrue(x)", 12, true},
+		{"     \x1b[36mcode: \x1b[0mcapture_log fn ->", 5, true},
+		{"\x1b[0m\t\x1b[1mstacktrace:", 4, true},
+		{"     \x1b[0m", 0, false},
+		{"\x1b[31", 0, false},    // an unterminated code
+		{"\x1bc reset", 0, true}, // ESC without '[' is text
+	} {
+		w, ok := heuristic.Indent(c.line)
+		assert.Equal(t, c.width, w, "%q", c.line)
+		assert.Equal(t, c.nonBlank, ok, "%q", c.line)
+	}
+}
+
 func TestDocsScoreTheMatchingEntry(t *testing.T) {
 	lines := strings.Split(`.. function:: basename(path)
 
