@@ -34,9 +34,30 @@ func LiftComments(q *Query, lines []string, scores []float64) {
 	if !q.AboutComments {
 		return
 	}
-	for i, c := range CommentLines(lines) {
-		if c {
-			scores[i] = commentLift + (1-commentLift)*scores[i]
+	comment := CommentLines(lines)
+	n := len(lines)
+	for i := 0; i < n; {
+		if !comment[i] {
+			i++
+			continue
+		}
+		// A comment block is one unit: its best line, or the code it documents (the
+		// first code line after it, across one blank line), ranks all of it.
+		j := i
+		best := 0.0
+		for j < n && comment[j] {
+			best = max(best, scores[j])
+			j++
+		}
+		k := j
+		if k < n && strings.TrimSpace(lines[k]) == "" {
+			k++
+		}
+		if k < n && !comment[k] {
+			best = max(best, scores[k])
+		}
+		for ; i < j; i++ {
+			scores[i] = commentLift + (1-commentLift)*max(scores[i], best)
 		}
 	}
 }

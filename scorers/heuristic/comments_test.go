@@ -69,6 +69,48 @@ func TestCommentGoalRanksCommentsFirst(t *testing.T) {
 	assert.Less(t, other[doc], other[unrelatedCode]+0.2, "and comments are not lifted")
 }
 
+// TestCommentGoalKeepsADocBlockWhole: under a goal about a comment, every line of the doc
+// block of the code it names (across the blank line Express puts between them) ranks with
+// the block, above any line of another comment block: the line to fix is a typo that
+// shares no word with the goal.
+func TestCommentGoalKeepsADocBlockWhole(t *testing.T) {
+	lines := strings.Split(`/**
+ * Transfer the file at the given path as an attachment.
+ *
+ * Optionally providing an alternate attachment filename.
+ * The callback is invoked when the transfer is complete
+ * or when an error ocurred. Be sure to check headersSent.
+ *
+ * @public
+ */
+
+res.download = function download(path, filename, callback) {
+  return this.sendFile(path, { headers: { 'Content-Disposition': disposition(filename) } }, callback)
+}
+
+/**
+ * Set header field to value, or pass an object of header fields.
+ *
+ * Examples:
+ *
+ *    res.set('Accept', 'application/json');
+ *
+ * @public
+ */
+
+res.set = function header(field, val) {
+  this.setHeader(field, val)
+}`, "\n")
+	resp, err := heuristic.New().Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: "docs: fix typo in res.download jsdoc", SourceType: engine.SourceCode})
+	require.NoError(t, err)
+	s := resp.Scores
+	for i := 0; i <= 8; i++ {
+		for j := 14; j <= 22; j++ {
+			assert.Greater(t, s[i], s[j], "line %d of the named function's doc above line %d of another's", i+1, j+1)
+		}
+	}
+}
+
 const commentFixture = `/**
  * Send a response with status code and body.
  * @param {number} statusCode
