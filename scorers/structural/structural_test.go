@@ -389,3 +389,33 @@ func TestCallDefinitionNames(t *testing.T) {
 	// A route path is no identifier: that call keeps its callee's name.
 	assert.Equal(t, []string{"req", "protocol", "host", "get"}, names)
 }
+
+// TestWholeFileUnitRanksItsBlocks: a function that is most of a long file (a completion
+// script generator, a config parser) is no choice between units, so inside it the block
+// that matches the goal must rank clearly above the blocks that do not, rather than all of
+// them sharing the unit's score; a short file's function still stays whole (TestLanguages).
+func TestWholeFileUnitRanksItsBlocks(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package completion\n\nimport \"fmt\"\n\nfunc genScript(w io.Writer, name string) {\n")
+	for i := range 60 {
+		if i == 40 {
+			b.WriteString("\tif includeDesc {\n\t\tfmt.Fprintf(w, \"complete -c %s -f -a '(__fish_prepare_completions)'\\n\", name)\n\t\tfmt.Fprintln(w, \"set -l fishNoSpace 1\")\n\t}\n")
+			continue
+		}
+		fmt.Fprintf(&b, "\tif step%d {\n\t\tfmt.Fprintf(w, \"echo step %d for %%s\\n\", name)\n\t\twriteStep(w, %d)\n\t}\n", i, i, i)
+	}
+	b.WriteString("}\n\nfunc helper() int {\n\treturn 1\n}\n")
+	lines := engine.SplitLines(b.String())
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: "fix fishNoSpace in genScript fish completions", SourceType: engine.SourceCode, Path: "fish.go"})
+	require.NoError(t, err)
+	require.Empty(t, resp.Warnings)
+	match := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "fishNoSpace") })
+	other := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "writeStep(w, 7)") })
+	require.Positive(t, match)
+	require.Positive(t, other)
+	assert.Greater(t, resp.Scores[match]-resp.Scores[other], 0.45, "the matching block stands out of a whole-file function")
+	def := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "func genScript(") })
+	assert.Greater(t, resp.Scores[def], resp.Scores[other], "the signature still ranks above unmatched blocks")
+}
