@@ -394,7 +394,8 @@ func sortByValueDesc(idx []int, v []float64) {
 // word counts when it starts at a word boundary (so "errors" counts, "TypeError" does not).
 func failStrength(l string) float64 {
 	best := 0.0
-	prev := ""
+	prevExit := false
+	var buf [16]byte // a word's first bytes, lower-cased: every word compared is shorter
 	for i := 0; i < len(l); {
 		c := l[i]
 		if !isLetter(c) {
@@ -406,21 +407,29 @@ func failStrength(l string) float64 {
 			j++
 		}
 		boundary := i == 0 || !isWordByte(l[i-1])
-		w := strings.ToLower(l[i:j])
+		n := copy(buf[:], l[i:j])
+		for k := range n {
+			buf[k] |= 0x20 // ASCII letters only, so this lower-cases
+		}
+		w := buf[:n]
+		whole := j-i <= len(buf) // w is the whole word, not its start
 		i = j
+		is := func(word string) bool { return whole && string(w) == word }
+		has := func(prefix string) bool { return len(w) >= len(prefix) && string(w[:len(prefix)]) == prefix }
+		exit := is("exit") || is("exited")
 		if !boundary {
-			prev = w
+			prevExit = exit
 			continue
 		}
 		switch {
-		case strings.HasPrefix(w, "error"), strings.HasPrefix(w, "exception"), strings.HasPrefix(w, "fatal"),
-			strings.HasPrefix(w, "panic"), strings.HasPrefix(w, "traceback"), w == "failed", w == "failure", w == "fail":
+		case has("error"), has("exception"), has("fatal"), has("panic"), has("traceback"),
+			is("failed"), is("failure"), is("fail"):
 			return 1
-		case w == "cannot", w == "unable", w == "undefined", w == "denied",
-			(prev == "exit" || prev == "exited") && (w == "code" || w == "status" || w == "with"):
+		case is("cannot"), is("unable"), is("undefined"), is("denied"),
+			prevExit && (is("code") || is("status") || is("with")):
 			best = 0.5
 		}
-		prev = w
+		prevExit = exit
 	}
 	return best
 }
