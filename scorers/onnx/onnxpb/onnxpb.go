@@ -86,6 +86,7 @@ type Attr struct {
 	Str    string
 	Floats []float32
 	Strs   []string
+	Graph  *Graph // a subgraph (If's branches)
 }
 
 // AttrKind is onnx.AttributeProto.AttributeType.
@@ -96,6 +97,7 @@ const (
 	AttrFloat   AttrKind = 1
 	AttrInt     AttrKind = 2
 	AttrString  AttrKind = 3
+	AttrGraph   AttrKind = 5
 	AttrFloats  AttrKind = 6
 	AttrInts    AttrKind = 7
 	AttrStrings AttrKind = 8
@@ -115,6 +117,9 @@ func StringAttr(name, v string) Attr { return Attr{Name: name, Kind: AttrString,
 
 // StringsAttr returns a STRINGS attribute.
 func StringsAttr(name string, v ...string) Attr { return Attr{Name: name, Kind: AttrStrings, Strs: v} }
+
+// GraphAttr returns a GRAPH attribute (a subgraph, such as an If node's branch).
+func GraphAttr(name string, g *Graph) Attr { return Attr{Name: name, Kind: AttrGraph, Graph: g} }
 
 // FloatAttr returns a FLOAT attribute.
 func FloatAttr(name string, v float32) Attr { return Attr{Name: name, Kind: AttrFloat, Float: v} }
@@ -247,6 +252,8 @@ func (a *Attr) marshal() []byte {
 			p = protowire.AppendFixed32(p, math.Float32bits(v))
 		}
 		b = appendMessage(b, 7, p)
+	case AttrGraph:
+		b = appendMessage(b, 6, a.Graph.marshal())
 	case AttrStrings:
 		for _, v := range a.Strs {
 			b = protowire.AppendTag(b, 9, protowire.BytesType)

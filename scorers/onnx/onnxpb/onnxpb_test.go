@@ -119,3 +119,21 @@ func TestMarshalMLDomainAndListAttributes(t *testing.T) {
 	assert.Len(t, plain[8], 1, "no imports, one opset")
 	assert.Empty(t, fields(t, fields(t, plain[7][0])[1][0])[7], "default-domain nodes carry no domain")
 }
+
+// TestMarshalGraphAttribute: an If node's branches are GRAPH attributes (type 5), the
+// subgraph in field 6 encoded as a graph is.
+func TestMarshalGraphAttribute(t *testing.T) {
+	branch := &Graph{
+		Name:    "then",
+		Outputs: []ValueInfo{{Name: "z", Type: Float, Dims: []Dim{{Param: "N"}, {Value: 1}}}},
+		Nodes:   []Node{{OpType: "Identity", Inputs: []string{"y"}, Outputs: []string{"z"}}},
+	}
+	m := sample()
+	m.Graph.Nodes = append(m.Graph.Nodes, Node{OpType: "If", Inputs: []string{"c"}, Outputs: []string{"o"}, Attrs: []Attr{GraphAttr("then_branch", branch)}})
+	graph := fields(t, fields(t, m.Marshal())[7][0])
+	attr := fields(t, fields(t, graph[1][1])[5][0])
+	assert.Equal(t, "then_branch", string(attr[1][0]))
+	assert.Equal(t, uint64(AttrGraph), varint(t, attr[20][0]))
+	assert.Equal(t, branch.marshal(), attr[6][0], "the subgraph, encoded as a graph")
+	assert.Equal(t, "then", string(fields(t, attr[6][0])[2][0]))
+}

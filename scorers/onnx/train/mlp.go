@@ -255,10 +255,15 @@ func (m *Model) trees() int {
 // treeNodes appends to g the nodes that add the experts' boosted trees to the logit named
 // in and returns the sum's name; kind is the graph's [N, E] kind one-hot. The trees become
 // one ONNX-ML TreeEnsembleRegressor with a target per expert (each oblivious tree written as
-// the full binary tree it is), whose [N, E] sums the kind one-hot picks:
+// the full binary tree it is), whose [N, E] sums the kind one-hot picks. They run only when
+// a row is of a kind that has trees (If): a request is of one kind, and the ensemble visits
+// every tree for every row, 0.65 of onnxruntime's 0.9 ms on 2,000 lines of code whose
+// expert has none.
 //
-//	sums  = TreeEnsembleRegressor(features)   [N, E]   (ai.onnx.ml)
-//	trees = (sums ⊙ kind) · 1                 [N, 1]   Mul, MatMul
+//	has   = ReduceMax(kind · T) > 0.5                  scalar   MatMul, ReduceMax, Greater (T: experts with trees)
+//	trees = If(has,                                    [N, 1]
+//	          then: (TreeEnsembleRegressor(features) ⊙ kind) · 1   (ai.onnx.ml), Mul, MatMul
+//	          else: zeros)                                          Shape, ConstantOfShape
 //
 // onnxruntime's tree kernel is several times faster than the same trees built from Gather,
 // Greater and Cast (about 0.3 against 2.5 ms for 120 trees on 2,000 rows).
@@ -301,11 +306,20 @@ func (m *Model) treeNodes(g *onnxpb.Graph, in, kind string) string {
 	}
 	E := len(m.Experts)
 	ones := make([]float32, E)
-	for k := range ones {
+	withTrees := make([]float32, E)
+	for k, e := range m.Experts {
 		ones[k] = 1
+		if len(e.Trees) > 0 {
+			withTrees[k] = 1
+		}
 	}
-	g.Initializers = append(g.Initializers, onnxpb.FloatTensor("tree_ones", ones, int64(E), 1))
-	g.Nodes = append(g.Nodes,
+	column := []onnxpb.Dim{{Param: "N"}, {Value: 1}}
+	then := &onnxpb.Graph{
+		Name:         "with_trees",
+		Initializers: []onnxpb.Tensor{onnxpb.FloatTensor("tree_ones", ones, int64(E), 1)},
+		Outputs:      []onnxpb.ValueInfo{{Name: "ts_then", Type: onnxpb.Float, Dims: column}},
+	}
+	then.Nodes = append(then.Nodes,
 		onnxpb.Node{Name: "trees", OpType: "TreeEnsembleRegressor", Domain: onnxpb.MLDomain, Inputs: []string{InputName}, Outputs: []string{"tsum"}, Attrs: []onnxpb.Attr{
 			onnxpb.IntAttr("n_targets", int64(E)),
 			onnxpb.StringAttr("aggregate_function", "SUM"),
@@ -323,7 +337,26 @@ func (m *Model) treeNodes(g *onnxpb.Graph, in, kind string) string {
 			onnxpb.FloatsAttr("target_weights", weights...),
 		}},
 		onnxpb.Node{Name: "tree_route", OpType: "Mul", Inputs: []string{"tsum", kind}, Outputs: []string{"tk"}},
-		onnxpb.Node{Name: "tree_sum", OpType: "MatMul", Inputs: []string{"tk", "tree_ones"}, Outputs: []string{"ts"}},
+		onnxpb.Node{Name: "tree_sum", OpType: "MatMul", Inputs: []string{"tk", "tree_ones"}, Outputs: []string{"ts_then"}},
+	)
+	none := &onnxpb.Graph{
+		Name:    "without_trees",
+		Outputs: []onnxpb.ValueInfo{{Name: "ts_else", Type: onnxpb.Float, Dims: column}},
+		Nodes: []onnxpb.Node{
+			{Name: "zeros_shape", OpType: "Shape", Inputs: []string{in}, Outputs: []string{"in_shape"}},
+			{Name: "zeros", OpType: "ConstantOfShape", Inputs: []string{"in_shape"}, Outputs: []string{"ts_else"}},
+		},
+	}
+	g.Initializers = append(g.Initializers, onnxpb.FloatTensor("tree_kinds", withTrees, int64(E), 1))
+	g.Nodes = append(g.Nodes,
+		onnxpb.Node{Name: "tree_rows", OpType: "MatMul", Inputs: []string{kind, "tree_kinds"}, Outputs: []string{"tree_rows"}},
+		onnxpb.Node{Name: "tree_any", OpType: "ReduceMax", Inputs: []string{"tree_rows"}, Outputs: []string{"tree_any"}, Attrs: []onnxpb.Attr{onnxpb.IntAttr("keepdims", 0)}},
+		onnxpb.Node{Name: "tree_half", OpType: "Constant", Outputs: []string{"half"}, Attrs: []onnxpb.Attr{{Name: "value_float", Kind: onnxpb.AttrFloat, Float: 0.5}}},
+		onnxpb.Node{Name: "tree_has", OpType: "Greater", Inputs: []string{"tree_any", "half"}, Outputs: []string{"tree_has"}},
+		onnxpb.Node{Name: "tree_if", OpType: "If", Inputs: []string{"tree_has"}, Outputs: []string{"ts"}, Attrs: []onnxpb.Attr{
+			onnxpb.GraphAttr("then_branch", then),
+			onnxpb.GraphAttr("else_branch", none),
+		}},
 		onnxpb.Node{Name: "tree_add", OpType: "Add", Inputs: []string{in, "ts"}, Outputs: []string{"logit_trees"}},
 	)
 	return "logit_trees"
