@@ -195,13 +195,13 @@ func (a *Analysis) Focus(k int) []string {
 // nameWeight is how strongly the goal names a definition called name: the weight × rarity
 // of the goal term equal to the whole name (or its single part), 0 if the goal does not.
 func (a *Analysis) nameWeight(name string) float64 {
-	parts, joined := identParts(name)
+	parts, joined, multi := identParts(name)
 	key := joined
-	if len(parts) == 1 {
+	if !multi {
+		if len(parts) == 0 {
+			return 0
+		}
 		key = parts[0]
-	}
-	if len(parts) == 0 {
-		return 0
 	}
 	t, ok := a.Query.lookup(hashString(key))
 	if !ok {

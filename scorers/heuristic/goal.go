@@ -72,11 +72,11 @@ func ParseGoal(goal string) *Query {
 		id = strings.TrimSuffix(id, "(")
 		dotted := strings.Contains(id, ".")
 		for _, seg := range strings.Split(id, ".") {
-			parts, joined := identParts(seg)
+			parts, joined, multi := identParts(seg)
 			codeLike := code || call || isCodeLike(seg) || dotted
 			// A word that is a member or a call ("xr.where", "get(") or a whole code span
 			// ("`where`") names an API even when it is an English stop word.
-			named := (dotted || call || whole) && len(parts) == 1
+			named := (dotted || call || whole) && !multi
 			bonus := 1.0
 			if codeLike {
 				bonus = 1.6
@@ -84,7 +84,7 @@ func ParseGoal(goal string) *Query {
 			// A part of a longer identifier ("close" of closeIdleConns) is weaker evidence
 			// than the identifier itself or the same word on its own.
 			partW := w * bonus
-			if len(parts) > 1 {
+			if multi {
 				partW *= identPartWeight
 				add(joined, seg, w*bonus*1.4, true, true, false)
 			}

@@ -79,8 +79,9 @@ func lower(c byte) byte {
 }
 
 // appendTerms appends the hashes of s's terms to dst: every identifier part (lowercased,
-// 2+ bytes) and, for identifiers of several parts, the whole identifier lowercased without
-// '_'. One pass over the bytes, no allocation beyond dst: it runs on every byte of input.
+// 2+ bytes) and, for identifiers of several parts (counting one-byte parts, which are not
+// terms themselves: handler4, utf8, x86), the whole identifier lowercased without '_'. One
+// pass over the bytes, no allocation beyond dst: it runs on every byte of input.
 func appendTerms(dst []termHash, s string) []termHash {
 	n := len(s)
 	for i := 0; i < n; {
@@ -96,6 +97,8 @@ func appendTerms(dst []termHash, s string) []termHash {
 			if c == '_' {
 				if partLen >= 2 {
 					dst = append(dst, termHash(part))
+				}
+				if partLen > 0 {
 					parts++
 				}
 				part, partLen = fnvOffset, 0
@@ -104,8 +107,8 @@ func appendTerms(dst []termHash, s string) []termHash {
 			if partLen > 0 && splitBefore(s, i) {
 				if partLen >= 2 {
 					dst = append(dst, termHash(part))
-					parts++
 				}
+				parts++
 				part, partLen = fnvOffset, 0
 			}
 			part = (part ^ uint64(lower(c))) * fnvPrime
@@ -113,6 +116,8 @@ func appendTerms(dst []termHash, s string) []termHash {
 		}
 		if partLen >= 2 {
 			dst = append(dst, termHash(part))
+		}
+		if partLen > 0 {
 			parts++
 		}
 		if parts > 1 {
@@ -128,14 +133,19 @@ func appendTerms(dst []termHash, s string) []termHash {
 	return dst
 }
 
-// identParts returns the lowercase parts of an identifier and its joined form, for goal
-// analysis (which may allocate: goals are short).
-func identParts(id string) (parts []string, joined string) {
+// identParts returns the lowercase parts (2+ bytes) of an identifier, its joined form, and
+// whether it has several parts counting one-byte ones (then the joined form is a term, as
+// appendTerms makes it), for goal analysis (which may allocate: goals are short).
+func identParts(id string) (parts []string, joined string, multi bool) {
 	var cur strings.Builder
 	var all strings.Builder
+	segs := 0
 	flush := func() {
 		if cur.Len() >= 2 {
 			parts = append(parts, cur.String())
+		}
+		if cur.Len() > 0 {
+			segs++
 		}
 		cur.Reset()
 	}
@@ -152,7 +162,7 @@ func identParts(id string) (parts []string, joined string) {
 		all.WriteByte(lower(c))
 	}
 	flush()
-	return parts, all.String()
+	return parts, all.String(), segs > 1
 }
 
 // isCodeLike reports whether a goal word looks like an identifier rather than prose.

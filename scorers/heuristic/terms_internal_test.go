@@ -9,17 +9,37 @@ import (
 // TestGoalAndLineSplitAgree: a goal identifier and the same identifier in a line must yield
 // the same terms, or matches are silently lost.
 func TestGoalAndLineSplitAgree(t *testing.T) {
-	for _, id := range []string{"getHTTPServer", "parse_header", "utf8Decode", "XMLHttpRequest", "__init__", "a_b", "ID", "v2Beta3", "snake_case_and_camelCase"} {
-		parts, joined := identParts(id)
+	for _, id := range []string{"getHTTPServer", "parse_header", "utf8Decode", "XMLHttpRequest", "__init__", "a_b", "ID", "v2Beta3", "snake_case_and_camelCase", "handler4", "utf8", "x86", "_private", "trailing_"} {
+		parts, joined, multi := identParts(id)
 		var want []termHash
 		for _, p := range parts {
 			want = append(want, hashString(p))
 		}
-		if len(parts) > 1 {
+		if multi {
 			want = append(want, hashString(joined))
 		}
 		assert.Equal(t, want, appendTerms(nil, id), id)
 	}
-	parts, _ := identParts("getHTTPServerV2")
+	parts, _, _ := identParts("getHTTPServerV2")
 	assert.Equal(t, []string{"get", "http", "server"}, parts, "one-letter parts are dropped")
+}
+
+// TestDigitSuffixIdentifiersStayWhole: handler4, utf8 and x86 have a one-byte part that is no
+// term, but the whole identifier is: a goal naming handler4 must not match handler5 as well.
+func TestDigitSuffixIdentifiersStayWhole(t *testing.T) {
+	for _, c := range []struct{ id, whole string }{{"handler4", "handler4"}, {"utf8", "utf8"}, {"X86", "x86"}, {"get_v2", "getv2"}} {
+		_, joined, multi := identParts(c.id)
+		assert.True(t, multi, c.id)
+		assert.Equal(t, c.whole, joined)
+		assert.Contains(t, appendTerms(nil, c.id), hashString(c.whole), c.id)
+	}
+	for _, id := range []string{"handler", "_private", "trailing_", "x"} {
+		_, _, multi := identParts(id)
+		assert.False(t, multi, id)
+	}
+	q := ParseGoal("handler4 returns the wrong page")
+	a := Analyze([]string{"func handler4(w http.ResponseWriter) error {", "func handler5(w http.ResponseWriter) error {"}, q)
+	assert.Greater(t, a.Lex[0], 2*a.Lex[1], "the named handler outranks its sibling")
+	assert.True(t, a.Exact[0])
+	assert.False(t, a.Exact[1])
 }
