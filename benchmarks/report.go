@@ -95,6 +95,50 @@ func WriteJSON(w io.Writer, rows []Row) error {
 	return enc.Encode(rows)
 }
 
+// CaseResult is one scorer's prune of one case in one mode and budget: the per-case figures
+// a Row averages, for finding the cases a scorer wins or loses.
+type CaseResult struct {
+	Scorer       string   `json:"scorer"`
+	SourceType   string   `json:"source_type"`
+	Dataset      string   `json:"dataset"`
+	Mode         Mode     `json:"mode"`
+	Budget       *float64 `json:"budget"`
+	Case         string   `json:"case"`
+	Recall       *float64 `json:"recall"` // null for a case without gold lines
+	KeptTokens   int      `json:"kept_tokens"`
+	TokensBefore int      `json:"tokens_before"`
+	MS           float64  `json:"ms"`
+	Fallback     bool     `json:"fallback"`
+	OverBudget   bool     `json:"over_budget"`
+}
+
+// Results lists the per-case results behind rows, row by row, in case order.
+func Results(rows []Row) []CaseResult {
+	var out []CaseResult
+	for _, r := range rows {
+		for _, o := range r.outcomes {
+			c := CaseResult{Scorer: r.Scorer, SourceType: r.SourceType, Dataset: r.Dataset, Mode: r.Mode, Budget: r.Budget,
+				Case: o.id, KeptTokens: o.keptTokens, TokensBefore: o.tokensBefore, MS: o.ms, Fallback: o.fallback, OverBudget: o.overBudget}
+			if o.hasGold {
+				c.Recall = &o.recall
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// WriteResults writes the per-case results behind rows as JSON Lines, one object per line.
+func WriteResults(w io.Writer, rows []Row) error {
+	enc := json.NewEncoder(w)
+	for _, c := range Results(rows) {
+		if err := enc.Encode(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // bySourceType merges datasets of a source type; the group key for summaries and charts.
 func bySourceType(r Row) (string, string) { return r.SourceType, "all" }
 

@@ -65,6 +65,7 @@ type Row struct {
 
 // outcome is one prune of one case.
 type outcome struct {
+	id           string // the case's id
 	recall       float64
 	hasGold      bool
 	hit          bool

@@ -211,7 +211,9 @@ func collect(cfg *Config, slots []slot, results [][]outcome) []Row {
 					rows[kk] = r
 					keys = append(keys, kk)
 				}
-				r.outcomes = append(r.outcomes, outs[si*len(slots)+k])
+				o := outs[si*len(slots)+k]
+				o.id = c.ID
+				r.outcomes = append(r.outcomes, o)
 			}
 		}
 	}

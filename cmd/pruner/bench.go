@@ -38,6 +38,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		modes      = fs.String("modes", "budget,natural", "comma-separated modes: budget (keep the best lines up to each budget) and natural (the scorer's threshold, default options)")
 		accounting = fs.String("accounting", string(benchmarks.AccountingEngine), "engine (through the real engine: markers and protected lines count) or lines (the reference figures' accounting)")
 		jsonPath   = fs.String("json", "", "write the rows as JSON to this file")
+		casesPath  = fs.String("cases", "", "write every scorer's result on every case (recall, kept tokens, latency) as JSON Lines to this file")
 		mdPath     = fs.String("markdown", "", "write a Markdown report to this file")
 		svgPath    = fs.String("svg", "", "write an SVG chart of recall against budget to this file")
 		results    = fs.String("results", "", "replace the harness's section (between <!-- bench:begin --> and <!-- bench:end -->) of this Markdown file, e.g. benchmarks/RESULTS.md")
@@ -195,6 +196,11 @@ Flags:
 	if pair != nil {
 		fmt.Fprintln(stdout)
 		if err := benchmarks.WriteComparisons(stdout, benchmarks.Compare(rows, pair[0], pair[1])); err != nil {
+			return err
+		}
+	}
+	if *casesPath != "" {
+		if err := benchWriteFile(*casesPath, func(w io.Writer) error { return benchmarks.WriteResults(w, rows) }); err != nil {
 			return err
 		}
 	}
