@@ -217,6 +217,24 @@ func TestLogsKeepAFailureWithItsIndentedTrace(t *testing.T) {
 	assert.Less(t, s[section+150], 0.5*s[section+11], "a long indented section is not one event")
 }
 
+// TestLogsBlockFollowedByBlankLines: blank lines after an indented block of the longest
+// length still lifted name its header as their parent; they are not in the block (this
+// indexed past the decay table and panicked).
+func TestLogsBlockFollowedByBlankLines(t *testing.T) {
+	lines := []string{"Error: boom"}
+	for i := 0; i < 149; i++ {
+		lines = append(lines, fmt.Sprintf("    at frame%d (x.js:%d:1)", i, i))
+	}
+	for i := 0; i < 10; i++ {
+		lines = append(lines, "")
+	}
+	for i := 0; i < 300; i++ {
+		lines = append(lines, fmt.Sprintf("step %d ok", i))
+	}
+	s := score(t, engine.SourceLogs, "Why did this CI build fail?", lines)
+	assert.Greater(t, s[149], s[155], "the block's last frame is in it, the blank lines after it are not")
+}
+
 // TestIndentSkipsColourCodes: CI logs colour a line before its indentation as often as
 // after it, and a colour code is no text.
 func TestIndentSkipsColourCodes(t *testing.T) {

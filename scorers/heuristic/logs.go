@@ -167,7 +167,9 @@ func spreadBlocks(lines []string, raw, s []float64) {
 			if t.end[a]-a > maxBlockSpan {
 				break
 			}
-			if peak[a] <= s[j] {
+			// Blank lines after a block's last line still name its header as their parent;
+			// they are not part of it (and may lie past maxBlockSpan).
+			if peak[a] <= s[j] || int32(j) >= t.end[a] {
 				continue
 			}
 			d := j - int(at[a])
