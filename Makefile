@@ -49,14 +49,19 @@ test: setup
 	go test -count=1 -timeout 40m ./...
 
 ## fuzz: run the engine's invariant fuzzer for FUZZTIME (default 5m), then the structural
-## scorer's split-point fuzzer for SPLITFUZZTIME (default 1m). Minimising each new coverage
-## input is capped at 3s: the seeds are whole golden files, and the default 60s spent the
-## run minimising instead of exploring.
+## scorer's split-point fuzzer for SPLITFUZZTIME (default 1m), then the scorer contract's fuzz
+## property on the heuristic, structural and onnx scorers for SCOREFUZZTIME each (default 1m).
+## Minimising each new coverage input is capped at 3s: the seeds are whole golden files, and
+## the default 60s spent the run minimising instead of exploring.
 FUZZTIME ?= 5m
 SPLITFUZZTIME ?= 1m
+SCOREFUZZTIME ?= 1m
 fuzz:
 	go test ./engine -run '^$$' -fuzz FuzzPrune -fuzztime $(FUZZTIME) -fuzzminimizetime 3s
 	go test ./scorers/structural -run '^$$' -fuzz FuzzSplitPoint -fuzztime $(SPLITFUZZTIME) -fuzzminimizetime 3s
+	go test ./scorers/heuristic -run '^$$' -fuzz FuzzScore -fuzztime $(SCOREFUZZTIME) -fuzzminimizetime 3s
+	go test ./scorers/structural -run '^$$' -fuzz FuzzScore -fuzztime $(SCOREFUZZTIME) -fuzzminimizetime 3s
+	go test ./scorers/onnx -run '^$$' -fuzz FuzzScore -fuzztime $(SCOREFUZZTIME) -fuzzminimizetime 3s
 
 ## serve: build and start the default server on 127.0.0.1:8006.
 serve:

@@ -287,3 +287,8 @@ func TestFocusNamesGoalTermsAsSpelled(t *testing.T) {
 	require.NotEmpty(t, resp.Focus)
 	assert.Equal(t, "closeIdleConns", resp.Focus[0])
 }
+
+// FuzzScore runs the contract's fuzz property on the heuristic (make fuzz runs it for minutes).
+func FuzzScore(f *testing.F) {
+	scorertest.Fuzz(f, func() engine.Scorer { return heuristic.New() })
+}

@@ -241,3 +241,15 @@ func runChild(t *testing.T, name string) {
 	require.NoError(t, err, "child test failed:\n%s", out)
 	assert.Contains(t, string(out), "--- PASS: "+name)
 }
+
+// FuzzScore runs the contract's fuzz property on the line-features family through
+// onnxruntime, with the test's tiny model (trees on every kind but logs).
+func FuzzScore(f *testing.F) {
+	dir := writeLineModel(f, tinyModel(), nil)
+	lib := library(f)
+	scorertest.Fuzz(f, func() engine.Scorer {
+		s, err := onnx.Open(context.Background(), dir, onnx.Options{LibraryPath: lib})
+		require.NoError(f, err)
+		return s
+	})
+}

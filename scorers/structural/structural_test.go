@@ -419,3 +419,9 @@ func TestWholeFileUnitRanksItsBlocks(t *testing.T) {
 	def := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "func genScript(") })
 	assert.Greater(t, resp.Scores[def], resp.Scores[other], "the signature still ranks above unmatched blocks")
 }
+
+// FuzzScore runs the contract's fuzz property on the structural scorer: every grammar and
+// fallback on arbitrary input (make fuzz runs it for minutes).
+func FuzzScore(f *testing.F) {
+	scorertest.Fuzz(f, func() engine.Scorer { return New() })
+}

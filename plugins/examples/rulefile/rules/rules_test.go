@@ -26,6 +26,14 @@ func TestContract(t *testing.T) {
 	})
 }
 
+func FuzzScore(f *testing.F) {
+	scorertest.Fuzz(f, func() engine.Scorer {
+		s, err := rules.Parse(strings.NewReader(ruleText))
+		require.NoError(f, err)
+		return s
+	})
+}
+
 func TestScore(t *testing.T) {
 	s, err := rules.Parse(strings.NewReader(ruleText))
 	require.NoError(t, err)

@@ -1,0 +1,52 @@
+package scorertest
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/stretchr/testify/require"
+)
+
+// fuzzPaths are the file names a fuzzed request may carry, so a scorer that reads the
+// language from the path meets each of its grammars and none.
+var fuzzPaths = []string{"", "x.go", "x.py", "x.js", "x.ts", "x.rs", "x.c", "x.java", "x.rb", "x.sh", "x.md", "x.rst", "x.yaml", "x.toml"}
+
+// Fuzz checks a scorer on arbitrary texts, goals, source types and file names: it never
+// panics or errors, returns one finite score in [0, 1] per line, and scores the same request
+// the same way twice (caches included). Seeds are Requests(). Scorer authors call it from a
+// fuzz test:
+//
+//	func FuzzScore(f *testing.F) { scorertest.Fuzz(f, func() engine.Scorer { return mine.New() }) }
+func Fuzz(f *testing.F, newScorer func() engine.Scorer) {
+	for _, r := range Requests() {
+		f.Add(strings.Join(r.Lines, "\n"), r.Goal, uint8(sourceIndex(r.SourceType)), uint8(0))
+	}
+	f.Add("Error: boom\n    at a (x.js:1:1)\n\n\n", "why", uint8(1), uint8(3))
+	f.Add("func handler4() {}\nfunc handler5() {}\n", "handler4 utf8 x86", uint8(0), uint8(1))
+	s := newScorer()
+	if c, ok := s.(interface{ Close() error }); ok {
+		f.Cleanup(func() { _ = c.Close() })
+	}
+	sources := []engine.SourceType{engine.SourceCode, engine.SourceLogs, engine.SourceDocs}
+	f.Fuzz(func(t *testing.T, text, goal string, st, path uint8) {
+		req := &engine.ScoreRequest{Lines: engine.SplitLines(text), Goal: goal, SourceType: sources[int(st)%len(sources)], Path: fuzzPaths[int(path)%len(fuzzPaths)]}
+		first, err := scoreWithin(context.Background(), s, req)
+		require.NoError(t, err)
+		CheckScores(t, first, len(req.Lines), "fuzzed request")
+		again, err := scoreWithin(context.Background(), s, req)
+		require.NoError(t, err)
+		require.Equal(t, first.Scores, again.Scores, "the same request scored twice")
+	})
+}
+
+func sourceIndex(st engine.SourceType) int {
+	switch st {
+	case engine.SourceLogs:
+		return 1
+	case engine.SourceDocs:
+		return 2
+	}
+	return 0
+}
