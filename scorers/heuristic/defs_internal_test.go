@@ -1,0 +1,64 @@
+package heuristic
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// reDefNamePattern is the pattern defName implements by hand (see defKeywordList).
+var reDefNamePattern = regexp.MustCompile(`(?:def|func|function|fn|class|interface|struct|enum|trait|type|sub|module)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)|([A-Za-z_$][\w$]*)\s*(?:[:=]\s*(?:async\s+)?(?:function|\()|<[^>]*>\s*\(|\()`)
+
+func defNameByPattern(l string) string {
+	m := reDefNamePattern.FindStringSubmatch(l)
+	if m == nil {
+		return ""
+	}
+	if m[1] != "" {
+		return m[1]
+	}
+	return m[2]
+}
+
+var defNameCases = []string{
+	"def parse_header(value):", "    async def fetch(self, url):", "func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {",
+	"func main() {", "function foo(a, b) {", "export default function bar() {", "export async function baz(x) {",
+	"class Foo(Base):", "class Foo:", "interface Reader {", "type Handler func(int)", "struct point {", "pub fn new() -> Self {",
+	"const handler = async (req, res) => {", "const f = function () {", "onClick: async function (e) {", "x = (1, 2)",
+	"render<T>(props: T) {", "    foo <T> (x)", "undef foo", "functional(x)", "classify(x)", "x == (y)", "a := func() {",
+	"sub greet {", "module Foo", "enum Color {", "trait Draw {", "@decorator", "if (x) {", "   ", "", "$el = function() {",
+	"func (", "func (r) ", "func (r)", "type ", "x: asyncfunction", "x: async  (", "x = async", "a<b", "f<>(", "fn\t\tname",
+	"Ünïcode(x)", "naïve(x)", "def\u00a0x", "x:\n(", "def\n\nname", "class  (A) B", "5foo(x)", "_(x)", "$(x)",
+}
+
+// TestDefNameMatchesItsPattern: the hand-written matcher gives the regexp's answer on
+// crafted headers and on every line of the golden inputs.
+func TestDefNameMatchesItsPattern(t *testing.T) {
+	lines := append([]string(nil), defNameCases...)
+	files, err := filepath.Glob(filepath.Join("testdata", "*.txtar"))
+	require.NoError(t, err)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		lines = append(lines, strings.Split(string(b), "\n")...)
+	}
+	for _, l := range lines {
+		assert.Equal(t, defNameByPattern(l), defName(l), "line %q", l)
+	}
+}
+
+func FuzzDefName(f *testing.F) {
+	for _, l := range defNameCases {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, l string) {
+		if got, want := defName(l), defNameByPattern(l); got != want {
+			t.Fatalf("defName(%q) = %q, the pattern gives %q", l, got, want)
+		}
+	})
+}
