@@ -89,8 +89,9 @@ func appendTerms(dst []termHash, s string) []termHash {
 			i++
 			continue
 		}
-		start := i
-		part := uint64(fnvOffset)
+		// part hashes the current part, whole the identifier without '_' (a term when the
+		// identifier has several parts), both in the same pass.
+		part, whole := uint64(fnvOffset), uint64(fnvOffset)
 		partLen, parts := 0, 0
 		for ; i < n && wordBytes[s[i]]; i++ {
 			c := s[i]
@@ -111,7 +112,9 @@ func appendTerms(dst []termHash, s string) []termHash {
 				parts++
 				part, partLen = fnvOffset, 0
 			}
-			part = (part ^ uint64(lower(c))) * fnvPrime
+			lc := uint64(lowerBytes[c])
+			part = (part ^ lc) * fnvPrime
+			whole = (whole ^ lc) * fnvPrime
 			partLen++
 		}
 		if partLen >= 2 {
@@ -121,17 +124,19 @@ func appendTerms(dst []termHash, s string) []termHash {
 			parts++
 		}
 		if parts > 1 {
-			whole := uint64(fnvOffset)
-			for k := start; k < i; k++ {
-				if s[k] != '_' {
-					whole = (whole ^ uint64(lower(s[k]))) * fnvPrime
-				}
-			}
 			dst = append(dst, termHash(whole))
 		}
 	}
 	return dst
 }
+
+// lowerBytes maps ASCII upper-case letters to lower case and every other byte to itself.
+var lowerBytes = func() (t [256]byte) {
+	for c := range t {
+		t[c] = lower(byte(c))
+	}
+	return t
+}()
 
 // identParts returns the lowercase parts (2+ bytes) of an identifier, its joined form, and
 // whether it has several parts counting one-byte ones (then the joined form is a term, as
