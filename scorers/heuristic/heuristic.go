@@ -53,7 +53,7 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 	var fail []float64
 	if req.SourceType == engine.SourceLogs {
 		fail = make([]float64, len(req.Lines))
-		a = analyze(req.Lines, q, func(i int, hashes []termHash) { fail[i] = failureStrength(hashes) })
+		a = analyze(req.Lines, q, func(i int, hashes []termHash) { fail[i] = lineFailure(req.Lines[i], hashes) })
 	} else {
 		a = Analyze(req.Lines, q)
 	}

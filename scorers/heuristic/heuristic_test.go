@@ -292,3 +292,28 @@ func TestFocusNamesGoalTermsAsSpelled(t *testing.T) {
 func FuzzScore(f *testing.F) {
 	scorertest.Fuzz(f, func() engine.Scorer { return heuristic.New() })
 }
+
+// TestLogsTestNamesAreNotFailures: a Gradle run skips tests whose names are full of failure
+// words (onErrorFailedExceptionNull SKIPPED) after the one test that failed; the failure and
+// its assertion outrank every skipped test.
+func TestLogsTestNamesAreNotFailures(t *testing.T) {
+	var lines []string
+	for i := 0; i < 40; i++ {
+		lines = append(lines, fmt.Sprintf("io.reactivex.FlowableTest > flatMap%d PASSED", i), "")
+	}
+	failed := len(lines)
+	lines = append(lines,
+		"io.reactivex.ObservableRefCountTest > publishNoLeak FAILED",
+		"    java.lang.AssertionError: 13,928,704 -> 113,907,376",
+		"        at org.junit.Assert.fail(Assert.java:88)", "")
+	skipped := len(lines)
+	for _, name := range []string{"onErrorFailedExceptionNull", "onErrorThrowableAddValueAsLastCause", "errorThrownWithoutErrorHandlerSynchronous", "onCompleteFailedExceptionMessageAndNull", "safeOnErrorThrows"} {
+		lines = append(lines, "io.reactivex.exceptions.ExceptionsTest > "+name+" SKIPPED", "")
+	}
+	lines = append(lines, "11169 tests completed, 1 failed, 240 skipped")
+	s := score(t, engine.SourceLogs, "Why did this CI build fail?", lines)
+	for i := skipped; i < len(lines)-1; i += 2 {
+		assert.Greater(t, s[failed], s[i], "the failed test outranks %q", lines[i])
+		assert.Greater(t, s[failed+1], s[i], "its assertion outranks %q", lines[i])
+	}
+}

@@ -84,11 +84,7 @@ func lower(c byte) byte {
 // pass over the bytes, no allocation beyond dst: it runs on every byte of input.
 func appendTerms(dst []termHash, s string) []termHash {
 	n := len(s)
-	for i := 0; i < n; {
-		if !wordBytes[s[i]] {
-			i++
-			continue
-		}
+	for i := skipNonWord(s, 0); i < n; i = skipNonWord(s, i) {
 		// part hashes the current part, whole the identifier without '_' (a term when the
 		// identifier has several parts), both in the same pass.
 		part, whole := uint64(fnvOffset), uint64(fnvOffset)
@@ -128,6 +124,68 @@ func appendTerms(dst []termHash, s string) []termHash {
 		}
 	}
 	return dst
+}
+
+// appendTermsFlagged is appendTerms that also appends to emb whether each term is
+// embedded: a part followed by another part of the same identifier ("error" in
+// onErrorThrown), as opposed to a whole word, an identifier's last part or its whole form.
+// It reads identifier by identifier, so it is for the few lines that need it.
+func appendTermsFlagged(dst []termHash, emb []bool, s string) ([]termHash, []bool) {
+	for i := skipNonWord(s, 0); i < len(s); i = skipNonWord(s, i) {
+		start := i
+		for i < len(s) && wordBytes[s[i]] {
+			i++
+		}
+		from := len(dst)
+		dst = appendTerms(dst, s[start:i])
+		k := len(dst) - from
+		last := k - 1 // the identifier's last part
+		if k >= 2 && dst[len(dst)-1] == wholeHash(s[start:i]) {
+			last = k - 2 // the whole form follows it
+		}
+		for j := range k {
+			emb = append(emb, j < last)
+		}
+	}
+	return dst, emb
+}
+
+// wholeHash is the hash appendTerms gives an identifier's whole form: lower case, no '_'.
+func wholeHash(id string) termHash {
+	h := uint64(fnvOffset)
+	for k := 0; k < len(id); k++ {
+		if id[k] != '_' {
+			h = (h ^ uint64(lowerBytes[id[k]])) * fnvPrime
+		}
+	}
+	return termHash(h)
+}
+
+// skipNonWord returns the index of the first word byte at or after i (len(s) if none),
+// stepping over terminal control sequences whole.
+func skipNonWord(s string, i int) int {
+	for i < len(s) && !wordBytes[s[i]] {
+		if s[i] == 0x1b {
+			i = skipCSI(s, i)
+		} else {
+			i++
+		}
+	}
+	return i
+}
+
+// skipCSI returns the index after the terminal control sequence (ESC [ parameters final
+// byte) starting at s[i] == ESC, or i+1 for a lone ESC. CI logs colour words: without it
+// "\x1b[31merror" reads as the word "31merror" and hides "error".
+func skipCSI(s string, i int) int {
+	if i+1 >= len(s) || s[i+1] != '[' {
+		return i + 1
+	}
+	j := i + 2
+	for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+		j++
+	}
+	return min(j+1, len(s))
 }
 
 // lowerBytes maps ASCII upper-case letters to lower case and every other byte to itself.
