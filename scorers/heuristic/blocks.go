@@ -24,11 +24,7 @@ func indentOf(l string) (int, bool) {
 			// A terminal colour code (ESC [ parameters letter) is no text: CI logs colour
 			// a line before its indentation as often as after it.
 			if i+1 < len(l) && l[i+1] == '[' {
-				j := i + 2
-				for j < len(l) && (l[j] < 0x40 || l[j] > 0x7e) {
-					j++
-				}
-				i = j
+				i = skipCSI(l, i) - 1 // the loop steps past the sequence's final byte
 				continue
 			}
 			return w, true

@@ -53,14 +53,15 @@ const (
 // hashes are l's terms (appendTerms): most lines hold no failure or status word, and only
 // the others are read again for the terms' places.
 func lineFailure(l string, hashes []termHash) float64 {
-	any := false
+	words := false
 	for _, h := range hashes {
 		if _, ok := failureWords.get(h); ok {
-			any = true
+			words = true
 			break
 		}
 	}
-	if !any && !mayHoldMarks(l) {
+	marks := mayHoldMarks(l)
+	if !words && !marks {
 		return 0
 	}
 	var hb [64]termHash
@@ -82,7 +83,7 @@ func lineFailure(l string, hashes []termHash) float64 {
 			sum += w
 		}
 	}
-	if mayHoldMarks(l) {
+	if marks {
 		if failMark(l) {
 			failedWord = true
 			best = math.Max(best, failGlyph)
