@@ -134,13 +134,19 @@ func TestLineFeaturesMatchesGoForward(t *testing.T) {
 }
 
 func TestContract(t *testing.T) {
-	dir := writeLineModel(t, tinyModel(), nil)
-	lib := library(t)
-	scorertest.Run(t, func() engine.Scorer {
+	scorertest.Run(t, tinyScorer(t))
+}
+
+// tinyScorer writes the test's tiny line-features model and returns a constructor of onnx
+// scorers over it.
+func tinyScorer(tb testing.TB) func() engine.Scorer {
+	dir := writeLineModel(tb, tinyModel(), nil)
+	lib := library(tb)
+	return func() engine.Scorer {
 		s, err := onnx.Open(context.Background(), dir, onnx.Options{LibraryPath: lib})
-		require.NoError(t, err)
+		require.NoError(tb, err)
 		return s
-	})
+	}
 }
 
 func TestOpenErrors(t *testing.T) {
@@ -245,11 +251,5 @@ func runChild(t *testing.T, name string) {
 // FuzzScore runs the contract's fuzz property on the line-features family through
 // onnxruntime, with the test's tiny model (trees on every kind but logs).
 func FuzzScore(f *testing.F) {
-	dir := writeLineModel(f, tinyModel(), nil)
-	lib := library(f)
-	scorertest.Fuzz(f, func() engine.Scorer {
-		s, err := onnx.Open(context.Background(), dir, onnx.Options{LibraryPath: lib})
-		require.NoError(f, err)
-		return s
-	})
+	scorertest.Fuzz(f, tinyScorer(f))
 }
