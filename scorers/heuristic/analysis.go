@@ -65,7 +65,10 @@ func analyze(lines []string, q *Query, each func(i int, hashes []termHash)) *Ana
 		}
 		exact := false
 		for _, h := range hashes {
-			t, ok := q.lookup(h)
+			if !q.index.mayHold(h) { // most words: the filter answers without a probe
+				continue
+			}
+			t, ok := q.index.probe(h)
 			if !ok {
 				continue
 			}

@@ -28,7 +28,7 @@ type Query struct {
 	Terms []Term
 	// AboutComments: the goal's first line asks about comments (see LiftComments).
 	AboutComments bool
-	index         termTable // hash of a term or of one of its variants -> index in Terms
+	index         *termTable // hash of a term or of one of its variants -> index in Terms
 }
 
 var (

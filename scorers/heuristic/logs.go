@@ -6,7 +6,7 @@ import (
 )
 
 // failureWords are words that mark a failure in a build or test log, with their strength.
-var failureWords, failureWeights = func() (termTable, []float64) {
+var failureWords, failureWeights = func() (*termTable, []float64) {
 	var hashes []termHash
 	var idx []int32
 	var weights []float64
@@ -55,9 +55,11 @@ const (
 func lineFailure(l string, hashes []termHash) float64 {
 	words := false
 	for _, h := range hashes {
-		if _, ok := failureWords.get(h); ok {
-			words = true
-			break
+		if failureWords.mayHold(h) {
+			if _, ok := failureWords.probe(h); ok {
+				words = true
+				break
+			}
 		}
 	}
 	marks := mayHoldMarks(l)

@@ -69,6 +69,14 @@ var wordBytes = func() (t [256]bool) {
 	return t
 }()
 
+// separators are the bytes skipNonWord steps over one at a time: not word bytes, not ESC.
+var separators = func() (t [256]bool) {
+	for c := range t {
+		t[c] = !wordBytes[c] && c != 0x1b
+	}
+	return t
+}()
+
 func isWordByte(c byte) bool { return wordBytes[c] }
 
 func lower(c byte) byte {
@@ -84,7 +92,18 @@ func lower(c byte) byte {
 // pass over the bytes, no allocation beyond dst: it runs on every byte of input.
 func appendTerms(dst []termHash, s string) []termHash {
 	n := len(s)
-	for i := skipNonWord(s, 0); i < n; i = skipNonWord(s, i) {
+	for i := 0; ; {
+		// Step to the next word (skipNonWord, inlined: this loop runs on every byte).
+		for i < n && separators[s[i]] {
+			i++
+		}
+		if i >= n {
+			break
+		}
+		if s[i] == 0x1b {
+			i = skipCSI(s, i)
+			continue
+		}
 		// part hashes the current part, whole the identifier without '_' (a term when the
 		// identifier has several parts), both in the same pass.
 		part, whole := uint64(fnvOffset), uint64(fnvOffset)
@@ -138,27 +157,19 @@ func appendTermsFlagged(dst []termHash, emb []bool, s string) ([]termHash, []boo
 		}
 		from := len(dst)
 		dst = appendTerms(dst, s[start:i])
+		// An identifier of one part gives at most one term; one of several parts gives its
+		// parts of 2+ bytes and then its whole form. So with two terms or more, the last is
+		// the whole form and the one before it the last part.
 		k := len(dst) - from
-		last := k - 1 // the identifier's last part
-		if k >= 2 && dst[len(dst)-1] == wholeHash(s[start:i]) {
-			last = k - 2 // the whole form follows it
+		last := k - 1
+		if k >= 2 {
+			last = k - 2
 		}
 		for j := range k {
 			emb = append(emb, j < last)
 		}
 	}
 	return dst, emb
-}
-
-// wholeHash is the hash appendTerms gives an identifier's whole form: lower case, no '_'.
-func wholeHash(id string) termHash {
-	h := uint64(fnvOffset)
-	for k := 0; k < len(id); k++ {
-		if id[k] != '_' {
-			h = (h ^ uint64(lowerBytes[id[k]])) * fnvPrime
-		}
-	}
-	return termHash(h)
 }
 
 // skipNonWord returns the index of the first word byte at or after i (len(s) if none),
