@@ -16,6 +16,12 @@ type wordCounter struct{}
 
 func (wordCounter) Count(s string) int { return len(strings.Fields(s)) }
 
+// lineWordCounter is wordCounter that also prices a line exactly, as the real tokenizer does
+// (engine.LineCounter): a line's newline is no word, so it costs nothing.
+type lineWordCounter struct{ wordCounter }
+
+func (c lineWordCounter) CountLine(l string) int { return c.Count(l) }
+
 func TestNewOutcome(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -85,6 +91,7 @@ func TestBudgetAccounting(t *testing.T) {
 		kept       float64
 		recall     float64
 		overBudget int
+		tok        engine.TokenCounter // wordCounter if nil
 	}{
 		{
 			// Budget 50: the marker for 4-10 (8) + lines 1-3 (33) = 41; a 4th line would make 52.
@@ -98,6 +105,13 @@ func TestBudgetAccounting(t *testing.T) {
 			// Output: 20 + 7 + 2 = 29 tokens, and the protected gold line is found.
 			name: "engine: protected lines and markers count as kept", c: handCase("b", []int{10}, engine.NoPruneBegin, engine.NoPruneEnd),
 			acc: AccountingEngine, before: 82, kept: 29, recall: 1,
+		},
+		{
+			// A counter that prices lines exactly is used as the engine uses it: lines cost 10
+			// (no newline token), so budget 50 buys 4 lines + the marker (8) = 48.
+			// Output: 40 + 7 = 47 tokens.
+			name: "engine: exact line prices as the server has them", c: handCase("e", []int{2, 5}), acc: AccountingEngine,
+			before: 100, kept: 47, recall: 0.5, tok: lineWordCounter{},
 		},
 		{
 			// The reference accounting: 50 tokens buy exactly 5 lines, no marker.
@@ -118,8 +132,12 @@ func TestBudgetAccounting(t *testing.T) {
 			if tt.c.ID == "d" {
 				budget = 0.1
 			}
+			var tok engine.TokenCounter = wordCounter{}
+			if tt.tok != nil {
+				tok = tt.tok
+			}
 			rows, err := Run(context.Background(), Config{
-				Cases: []Case{tt.c}, Registry: reg, Tokens: wordCounter{}, Scorers: []string{"head"},
+				Cases: []Case{tt.c}, Registry: reg, Tokens: tok, Scorers: []string{"head"},
 				Budgets: []float64{budget}, Modes: []Mode{ModeBudget}, Accounting: tt.acc,
 			})
 			require.NoError(t, err)

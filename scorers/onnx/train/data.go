@@ -203,11 +203,15 @@ func fileLabel(file string) string {
 	return f
 }
 
-// lineCost is what keeping a line costs the engine: its tokens plus the newline. Without a
-// counter, four bytes count as a token.
+// lineCost is what keeping a line costs the engine: the exact count of the line with its
+// newline when the counter can say (engine.LineCounter, as the tokenizer can), else its
+// tokens plus one. Without a counter, four bytes count as a token.
 func lineCost(tokens engine.TokenCounter, l string) int {
 	if tokens == nil {
 		return len(l)/4 + 1
+	}
+	if lc, ok := tokens.(engine.LineCounter); ok {
+		return lc.CountLine(l)
 	}
 	return tokens.Count(l) + 1
 }
