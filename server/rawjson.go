@@ -104,14 +104,24 @@ func skipSpace(b []byte, i int) int {
 }
 
 // skipString returns the index just past the string starting at b[i] == '"', or -1.
+// It jumps from quote to quote with bytes.IndexByte (the request's text is one long string,
+// scanned several times per request) and counts the backslashes before each: an odd run
+// escapes the quote.
 func skipString(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
+	for j := i + 1; j < len(b); {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
 		}
+		q := j + k
+		bs := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
 	}
 	return -1
 }
@@ -162,16 +172,16 @@ func unquoteKey(q []byte) (string, bool) {
 		return "", false
 	}
 	inner := q[1 : len(q)-1]
-	for _, c := range inner {
-		if c == '\\' {
-			var s string
-			if err := json.Unmarshal(q, &s); err != nil {
-				return "", false
-			}
-			return s, true
-		}
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), true
 	}
-	return string(inner), true
+	// Escapes, or invalid UTF-8 that encoding/json turns into U+FFFD (as the typed decode
+	// that follows will): let it decide.
+	var s string
+	if err := json.Unmarshal(q, &s); err != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // unquoteString decodes a JSON string literal as encoding/json does. The common escapes are
