@@ -441,8 +441,10 @@ func TestPruneSurvivesAPanickingTokenCounter(t *testing.T) {
 	reg := engine.NewRegistry()
 	reg.Register("keyword", keywordScorer{})
 	store := engine.NewMemoryStore(time.Minute, 1<<20, nil)
-	eng, err := engine.New(engine.Config{Registry: reg, Store: store, Tokens: countOnceThenPanic()})
+	counter := &switchCounter{}
+	eng, err := engine.New(engine.Config{Registry: reg, Store: store, Tokens: counter})
 	require.NoError(t, err)
+	counter.armed.Store(true)
 	text := "one\ntwo needle\nthree\n"
 	res, err := eng.Prune(context.Background(), &engine.Request{Text: text, GoalHint: "needle", SourceType: engine.SourceDocs, Options: opts(0.5, 0)})
 	require.NoError(t, err)
@@ -454,16 +456,12 @@ func TestPruneSurvivesAPanickingTokenCounter(t *testing.T) {
 	assert.Equal(t, text, rec.RawText)
 }
 
-// countOnceThenPanic counts normally while the engine is built (its marker calibration)
-// and panics afterwards.
-func countOnceThenPanic() engine.TokenCounter {
-	return &switchCounter{}
-}
-
-type switchCounter struct{ calls atomic.Int64 }
+// switchCounter counts normally while the engine is built (its marker calibration) and
+// panics once armed.
+type switchCounter struct{ armed atomic.Bool }
 
 func (c *switchCounter) Count(s string) int {
-	if c.calls.Add(1) > 256 {
+	if c.armed.Load() {
 		panicCounter{}.Count(s)
 	}
 	return len(s) / 4

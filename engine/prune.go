@@ -42,8 +42,11 @@ type Engine struct {
 	tokens   TokenCounter
 	maxChars int
 	now      func() time.Time
-	// markerRef is the token count every prune id's marker is drawn to have (see newID).
+	// markerRef is the token count every prune id's probe is drawn to have (see newID).
 	markerRef int
+	// shortProbe: the counter prices a marker as its text around the id plus "=" + id (see
+	// probeOf), so newID counts that short string instead of a whole marker.
+	shortProbe bool
 }
 
 // New returns an engine for cfg.
@@ -58,22 +61,57 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("engine: MaxInputChars must be positive, got %d", cfg.MaxInputChars)
 	}
 	e := &Engine{reg: cfg.Registry, store: cfg.Store, tokens: cfg.Tokens, maxChars: cfg.MaxInputChars, now: time.Now}
+	e.shortProbe = e.idSplitsOff()
 	e.markerRef = e.commonMarkerCost()
 	return e, nil
+}
+
+// probeSample is the fixed sample of ids New measures markers on, so every process (and
+// every plugin host) agrees on the figures.
+func probeSample() []string {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ids := make([]string, 256)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("prn_%016x%016x", rng.Uint64(), rng.Uint64())
+	}
+	return ids
+}
+
+// idSplitsOff reports whether, over the sample, a marker's count is its count with "=" + id
+// left out plus the count of "=" + id, by a constant: true for tiktoken, whose
+// pre-tokenizer starts a piece at the "=" and ends one at the space after the id. newID
+// then counts the short string, with the same ids accepted as by whole markers.
+func (e *Engine) idSplitsOff() bool {
+	diff := 0
+	for i, id := range probeSample() {
+		d := e.tokens.Count(idProbe(id)) - e.tokens.Count("="+id)
+		if i > 0 && d != diff {
+			return false
+		}
+		diff = d
+	}
+	return true
+}
+
+// probeOf is what newID counts for id.
+func (e *Engine) probeOf(id string) string {
+	if e.shortProbe {
+		return "=" + id
+	}
+	return idProbe(id)
 }
 
 // idProbe is the marker an id is measured in; its id is delimited by "=" and " ", so the
 // id's tokens are the same in any marker.
 func idProbe(id string) string { return Marker(id, 1, 1, reasonLowScore) }
 
-// commonMarkerCost is the most frequent token count of a probe marker over a fixed sample of
-// ids: fixed, so every process (and every plugin host) agrees on it.
+// commonMarkerCost is the most frequent token count of an id's probe over the fixed
+// sample: fixed, so every process (and every plugin host) agrees on it.
 func (e *Engine) commonMarkerCost() int {
 	freq := map[int]int{}
 	best, bestN := 0, -1
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := 0; i < 256; i++ {
-		c := e.tokens.Count(idProbe(fmt.Sprintf("prn_%016x%016x", rng.Uint64(), rng.Uint64())))
+	for _, id := range probeSample() {
+		c := e.tokens.Count(e.probeOf(id))
 		freq[c]++
 		if freq[c] > bestN || (freq[c] == bestN && c < best) {
 			best, bestN = c, freq[c]
@@ -82,13 +120,13 @@ func (e *Engine) commonMarkerCost() int {
 	return best
 }
 
-// newID draws a prune id whose markers cost exactly markerRef's tokens, so no pruning
-// decision depends on which random id a request got: the same input always gives the same
-// output, ids aside.
+// newID draws a prune id whose probe costs exactly markerRef's tokens, so all its markers
+// cost the same as every other id's and no pruning decision depends on which random id a
+// request got: the same input always gives the same output, ids aside.
 func (e *Engine) newID() string {
 	for i := 0; ; i++ {
 		id := NewPruneID()
-		if i == 256 || e.tokens.Count(idProbe(id)) == e.markerRef {
+		if i == 256 || e.tokens.Count(e.probeOf(id)) == e.markerRef {
 			return id
 		}
 	}
