@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Term is one goal term with its weight.
@@ -41,8 +42,41 @@ var (
 
 // ParseGoal extracts weighted terms from a goal: identifiers split into parts, whole
 // identifiers, words of prose minus stop words, with code-like terms, traceback frames and
-// the goal's first line weighted up, and weights damped by repetition.
+// the goal's first line weighted up, and weights damped by repetition. An agent asks with
+// the same goal across many reads, so recent goals' queries (immutable) are reused.
 func ParseGoal(goal string) *Query {
+	if len(goal) > maxCachedGoal {
+		return parseGoal(goal)
+	}
+	goals.mu.Lock()
+	q, ok := goals.m[goal]
+	goals.mu.Unlock()
+	if ok {
+		return q
+	}
+	q = parseGoal(goal)
+	goals.mu.Lock()
+	if len(goals.m) >= maxCachedGoals {
+		clear(goals.m) // simpler than LRU, and a session's goal is parsed again at once
+	}
+	goals.m[goal] = q
+	goals.mu.Unlock()
+	return q
+}
+
+// The goal cache: at most maxCachedGoals goals of at most maxCachedGoal bytes (~1 MiB of
+// goal text with their queries).
+const (
+	maxCachedGoals = 256
+	maxCachedGoal  = 4 << 10
+)
+
+var goals = struct {
+	mu sync.Mutex
+	m  map[string]*Query
+}{m: map[string]*Query{}}
+
+func parseGoal(goal string) *Query {
 	type acc struct {
 		count   float64
 		weight  float64
