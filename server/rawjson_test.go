@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -103,4 +104,19 @@ func TestToolResponseEncoding(t *testing.T) {
 			assert.Equal(t, string(want)+"\n", string(got))
 		})
 	}
+}
+
+// FuzzValidJSON holds the request validator to json.Valid on any input.
+func FuzzValidJSON(f *testing.F) {
+	for _, seed := range []string{
+		``, ` `, `{}`, `[]`, `{"a":1}`, `{"a":1,}`, `[1,]`, `01`, `-0.5e+3`, `1.`, `.5`, `-`, `1e`, `"\u00e9\ud83d"`, `"\x"`,
+		"\"tab\there\"", "\"\x1f\"", "\"\x7f\xff\"", `{"a" 1}`, `{"a":}`, `[true,false,null]`, `tru`, `nul`, ` [ 1 , { } ] `,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"prune_text","arguments":{"text":"a\nb\\\"c"}}}`,
+		strings.Repeat("[", 10000) + strings.Repeat("]", 10000), strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		assert.Equal(t, json.Valid(b), validJSON(b), "%q", b)
+	})
 }

@@ -165,7 +165,7 @@ func parseError(err error) *rpcResponse {
 
 // handleOne answers one JSON-RPC message; nil means it was a notification.
 func (h *rpcHandler) handleOne(ctx context.Context, msg []byte) *rpcResponse {
-	if !json.Valid(msg) {
+	if !validJSON(msg) {
 		var v any
 		err := json.Unmarshal(msg, &v)
 		if err == nil || len(bytes.TrimSpace(msg)) == 0 {
