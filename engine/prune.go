@@ -201,23 +201,30 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(req.Options.TimeoutMS)*time.Millisecond)
 	defer cancel()
 
-	// Count the original's tokens while the scorer works: on two cores this hides most of it.
-	before := make(chan int, 1)
+	// Count the original's tokens and price its lines while the scorer works: on two cores
+	// this hides most of it.
+	ls := splitLines(req.Text)
+	type counted struct {
+		total int // -1: the counter panicked
+		costs []int
+	}
+	before := make(chan counted, 1)
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
-				before <- -1 // re-raised below, where the deferred recover turns it into a fallback
+				before <- counted{total: -1} // re-raised below, where the deferred recover turns it into a fallback
 			}
 		}()
-		before <- e.tokens.Count(req.Text)
+		total := e.tokens.Count(req.Text)
+		before <- counted{total: total, costs: e.lineCosts(ls.raw)}
 	}()
 
-	ls := splitLines(req.Text)
 	lines := ls.content()
 	resp, scoreErr := callScorer(ctx, scorer, &ScoreRequest{
 		Lines: lines, Goal: req.GoalHint, SourceType: req.SourceType, Path: req.Path, Language: req.Language,
 	})
-	tokensBefore := <-before
+	c := <-before
+	tokensBefore := c.total
 	if tokensBefore < 0 {
 		panic("engine: token counter failed")
 	}
@@ -238,7 +245,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	if req.Threshold != nil {
 		threshold = *req.Threshold
 	}
-	res = e.selectAndRender(ls, lines, req, resp, threshold, id, tokensBefore)
+	res = e.selectAndRender(ls, lines, req, resp, threshold, id, tokensBefore, c.costs)
 	if ctx.Err() != nil {
 		return e.fallback(id, req.Text, start, tokensBefore, WarnTimeout), nil
 	}
@@ -323,24 +330,16 @@ func validScores(r *ScoreResponse, n int) error {
 	return nil
 }
 
-// selectAndRender applies the rules and constraints and renders the result.
-func (e *Engine) selectAndRender(ls lineSet, lines []string, req *Request, resp *ScoreResponse, threshold float64, id string, tokensBefore int) *Result {
+// selectAndRender applies the rules and constraints and renders the result. lineCost holds
+// each line's price (lineCosts), to which it adds the line-number prefixes'.
+func (e *Engine) selectAndRender(ls lineSet, lines []string, req *Request, resp *ScoreResponse, threshold float64, id string, tokensBefore int, lineCost []int) *Result {
 	n := len(lines)
 	o := req.Options
 	prot, joinPrev := protect(lines, req.SourceType)
-	lineCost := make([]int, n)
-	lc, exactLines := e.tokens.(LineCounter)
-	for i, l := range ls.raw {
-		var c int
-		if exactLines {
-			c = lc.CountLine(l)
-		} else {
-			c = e.tokens.Count(l) + 1 // the newline, as its own token
+	if o.AnnotateLines {
+		for i, l := range ls.raw {
+			lineCost[i] += prefixCost(i+1, l)
 		}
-		if o.AnnotateLines {
-			c += prefixCost(i+1, l)
-		}
-		lineCost[i] = c
 	}
 	focus := make([]string, 0, 3)
 	for _, f := range resp.Focus {
@@ -399,6 +398,21 @@ func (e *Engine) selectAndRender(ls lineSet, lines []string, req *Request, resp 
 			TokensEstAfter:  after,
 		},
 	}
+}
+
+// lineCosts prices each raw line with its line break: the counter's exact CountLine when it
+// has one, else the line's tokens plus one for the newline.
+func (e *Engine) lineCosts(raw []string) []int {
+	costs := make([]int, len(raw))
+	lc, exact := e.tokens.(LineCounter)
+	for i, l := range raw {
+		if exact {
+			costs[i] = lc.CountLine(l)
+		} else {
+			costs[i] = e.tokens.Count(l) + 1
+		}
+	}
+	return costs
 }
 
 // prefixCost estimates the tokens a line-number prefix "N│ " adds to line l: digits go in
