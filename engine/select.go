@@ -29,6 +29,13 @@ type selection struct {
 func newSelection(scores []float64, prot []uint8, joinPrev []bool, lineCost []int) *selection {
 	n := len(scores)
 	s := &selection{n: n, unitOf: make([]int, n), keep: make([]bool, n), lineCost: lineCost}
+	units := n
+	for i := 1; i < n; i++ {
+		if joinPrev[i] {
+			units--
+		}
+	}
+	s.units = make([]span, 0, units)
 	for i := 0; i < n; i++ {
 		if i == 0 || !joinPrev[i] {
 			s.units = append(s.units, span{start: i, end: i})
