@@ -42,39 +42,45 @@ var (
 
 // ParseGoal extracts weighted terms from a goal: identifiers split into parts, whole
 // identifiers, words of prose minus stop words, with code-like terms, traceback frames and
-// the goal's first line weighted up, and weights damped by repetition. An agent asks with
-// the same goal across many reads, so recent goals' queries (immutable) are reused.
-func ParseGoal(goal string) *Query {
-	if len(goal) > maxCachedGoal {
-		return parseGoal(goal)
-	}
-	goals.mu.Lock()
-	q, ok := goals.m[goal]
-	goals.mu.Unlock()
-	if ok {
-		return q
-	}
-	q = parseGoal(goal)
-	goals.mu.Lock()
-	if len(goals.m) >= maxCachedGoals {
-		clear(goals.m) // simpler than LRU, and a session's goal is parsed again at once
-	}
-	goals.m[goal] = q
-	goals.mu.Unlock()
-	return q
+// the goal's first line weighted up, and weights damped by repetition.
+func ParseGoal(goal string) *Query { return parseGoal(goal) }
+
+// goalCache keeps the queries of recent goals: an agent sends the same goal with many reads,
+// and queries are immutable. At most maxCachedGoals goals of at most maxCachedGoal bytes
+// (~1 MiB of goal text with their queries); when full it is emptied, which is simpler than
+// an LRU and costs a session one parse of its goal.
+type goalCache struct {
+	mu sync.Mutex
+	m  map[string]*Query
 }
 
-// The goal cache: at most maxCachedGoals goals of at most maxCachedGoal bytes (~1 MiB of
-// goal text with their queries).
 const (
 	maxCachedGoals = 256
 	maxCachedGoal  = 4 << 10
 )
 
-var goals = struct {
-	mu sync.Mutex
-	m  map[string]*Query
-}{m: map[string]*Query{}}
+func newGoalCache() *goalCache { return &goalCache{m: map[string]*Query{}} }
+
+// parse is ParseGoal through the cache (none for a zero Scorer's nil cache).
+func (c *goalCache) parse(goal string) *Query {
+	if c == nil || len(goal) > maxCachedGoal {
+		return parseGoal(goal)
+	}
+	c.mu.Lock()
+	q, ok := c.m[goal]
+	c.mu.Unlock()
+	if ok {
+		return q
+	}
+	q = parseGoal(goal)
+	c.mu.Lock()
+	if len(c.m) >= maxCachedGoals {
+		clear(c.m)
+	}
+	c.m[goal] = q
+	c.mu.Unlock()
+	return q
+}
 
 func parseGoal(goal string) *Query {
 	type acc struct {

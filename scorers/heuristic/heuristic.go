@@ -19,7 +19,9 @@ import (
 const Threshold = 0.5
 
 // Scorer is the heuristic scorer. It is stateless and safe for concurrent use.
-type Scorer struct{}
+type Scorer struct {
+	goals *goalCache
+}
 
 var (
 	_ engine.Scorer    = (*Scorer)(nil)
@@ -27,7 +29,7 @@ var (
 )
 
 // New returns the heuristic scorer.
-func New() *Scorer { return &Scorer{} }
+func New() *Scorer { return &Scorer{goals: newGoalCache()} }
 
 // Describe implements engine.Describer.
 func (*Scorer) Describe() engine.ScorerInfo {
@@ -48,7 +50,7 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 // ScoreWithAnalysis is Score that also returns the Analysis it built, so a scorer that
 // builds on the heuristic (structural) does not analyse the goal and the lines twice.
 func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, *Analysis, error) {
-	q := ParseGoal(req.Goal)
+	q := s.goals.parse(req.Goal)
 	var a *Analysis
 	var fail []float64
 	if req.SourceType == engine.SourceLogs {
