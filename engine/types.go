@@ -126,4 +126,12 @@ type FieldError struct {
 	Problem string
 }
 
-func (e *FieldError) Error() string { return fmt.Sprintf("invalid %s: %s", e.Field, e.Problem) }
+// ProblemRequired is the Problem of a field that is missing.
+const ProblemRequired = "is required"
+
+func (e *FieldError) Error() string {
+	if e.Problem == ProblemRequired {
+		return e.Field + " is required" // not "invalid text: is required"
+	}
+	return fmt.Sprintf("invalid %s: %s", e.Field, e.Problem)
+}

@@ -238,7 +238,7 @@ func callParamsOf(params json.RawMessage) (string, json.RawMessage, error) {
 	var name string
 	raw, ok := p["name"]
 	if !ok {
-		return "", nil, fieldErr("name", "is required")
+		return "", nil, fieldErr("name", problemRequired)
 	}
 	if !isJSONString(raw) || json.Unmarshal(raw, &name) != nil {
 		return "", nil, fieldErr("name", "must be a string")

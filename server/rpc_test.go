@@ -29,6 +29,7 @@ func TestRPCErrors(t *testing.T) {
 		code      int64
 		id        string
 		dataField string // expected error.data.field, if any
+		message   string // expected error.message, if given
 	}{
 		{name: "parse error", body: `{"jsonrpc":"2.0","id":1,`, code: -32700, id: "null"},
 		{name: "empty body", body: ``, code: -32700, id: "null"},
@@ -44,16 +45,16 @@ func TestRPCErrors(t *testing.T) {
 		{name: "arguments not an object", body: callBody("6", "prune_text", `"text"`), code: -32602, id: "6", dataField: "arguments"},
 		{name: "null request", body: `null`, code: -32600, id: "null"},
 		{name: "truncated string", body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"prune_text","arguments":{"text":"abc}}}`, code: -32700, id: "null"},
-		{name: "missing text", body: callBody("8", "prune_text", `{"goal_hint":"x","source_type":"code","options":{"max_prune_ratio":0.5,"min_keep_lines":1,"timeout_ms":10,"annotate_lines":true,"include_markers":true}}`), code: -32602, id: "8", dataField: "text"},
+		{name: "missing text", body: callBody("8", "prune_text", `{"goal_hint":"x","source_type":"code","options":{"max_prune_ratio":0.5,"min_keep_lines":1,"timeout_ms":10,"annotate_lines":true,"include_markers":true}}`), code: -32602, id: "8", dataField: "text", message: "text is required"},
 		{name: "text wrong type", body: callBody("9", "prune_text", strings.Replace(pruneArgs, `"L1\nL2\nL3\nL4"`, `42`, 1)), code: -32602, id: "9", dataField: "text"},
 		{name: "bad source_type", body: callBody("10", "prune_text", strings.Replace(pruneArgs, `"docs"`, `"prose"`, 1)), code: -32602, id: "10", dataField: "source_type"},
-		{name: "ratio out of range", body: callBody("11", "prune_text", strings.Replace(pruneArgs, `0.75`, `1.5`, 1)), code: -32602, id: "11", dataField: "options.max_prune_ratio"},
+		{name: "ratio out of range", body: callBody("11", "prune_text", strings.Replace(pruneArgs, `0.75`, `1.5`, 1)), code: -32602, id: "11", dataField: "options.max_prune_ratio", message: "invalid options.max_prune_ratio: must be a number between 0 and 1"},
 		{name: "min_keep_lines not integer", body: callBody("12", "prune_text", strings.Replace(pruneArgs, `"min_keep_lines":1`, `"min_keep_lines":1.5`, 1)), code: -32602, id: "12", dataField: "options.min_keep_lines"},
 		{name: "timeout_ms string", body: callBody("13", "prune_text", strings.Replace(pruneArgs, `1500`, `"1500"`, 1)), code: -32602, id: "13", dataField: "options.timeout_ms"},
 		{name: "unknown top-level field", body: callBody("14", "prune_text", strings.Replace(pruneArgs, `{"text"`, `{"colour":"red","text"`, 1)), code: -32602, id: "14", dataField: "colour"},
 		{name: "field names are case-sensitive", body: callBody("15", "prune_text", strings.Replace(pruneArgs, `"text"`, `"TEXT"`, 1)), code: -32602, id: "15", dataField: "text"},
 		{name: "unknown option", body: callBody("16", "prune_text", strings.Replace(pruneArgs, `"timeout_ms"`, `"deadline":1,"timeout_ms"`, 1)), code: -32602, id: "16", dataField: "options.deadline"},
-		{name: "missing option", body: callBody("17", "prune_text", strings.Replace(pruneArgs, `"annotate_lines":true,`, ``, 1)), code: -32602, id: "17", dataField: "options.annotate_lines"},
+		{name: "missing option", body: callBody("17", "prune_text", strings.Replace(pruneArgs, `"annotate_lines":true,`, ``, 1)), code: -32602, id: "17", dataField: "options.annotate_lines", message: "options.annotate_lines is required"},
 		{name: "unknown scorer", body: callBody("18", "prune_text", strings.Replace(pruneArgs, `{"text"`, `{"scorer":"nope","text"`, 1)), code: -32602, id: "18", dataField: "scorer"},
 		{name: "threshold out of range", body: callBody("19", "prune_text", strings.Replace(pruneArgs, `{"text"`, `{"threshold":2,"text"`, 1)), code: -32602, id: "19", dataField: "threshold"},
 		{name: "recover unknown id", body: callBody("20", "recover_text", `{"prune_id":"prn_nope","ranges":[{"start_line":1,"end_line":2}],"include_line_numbers":true}`), code: -32004, id: "20"},
@@ -76,6 +77,9 @@ func TestRPCErrors(t *testing.T) {
 			if tc.dataField != "" {
 				assert.Equal(t, tc.dataField, r.Error.Data["field"], r.Error.Message)
 				assert.Contains(t, r.Error.Message, tc.dataField)
+			}
+			if tc.message != "" {
+				assert.Equal(t, tc.message, r.Error.Message)
 			}
 		})
 	}

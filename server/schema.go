@@ -70,7 +70,7 @@ func (s *Schema) check(path string, raw []byte) error {
 		}
 		for _, name := range s.Required {
 			if _, ok := obj[name]; !ok {
-				return fieldErr(join(path, name), "is required")
+				return fieldErr(join(path, name), problemRequired)
 			}
 		}
 		names := make([]string, 0, len(obj))
@@ -207,6 +207,9 @@ func decodeArgs(s *Schema, raw []byte, dst any) error {
 	}
 	return nil
 }
+
+// problemRequired is the problem of a missing field ("text is required").
+const problemRequired = engine.ProblemRequired
 
 func fieldErr(path, problem string) error {
 	if path == "" {
