@@ -21,46 +21,23 @@ func objectFields(raw []byte) (map[string][]byte, bool) {
 		return nil, false
 	}
 	out := map[string][]byte{}
-	i = skipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
-		return out, true
-	}
-	for i < len(raw) {
-		if raw[i] != '"' {
-			return nil, false
-		}
+	skipKey := func(i int) (int, bool) {
 		end := skipString(raw, i)
-		if end < 0 {
-			return nil, false
-		}
-		name, ok := unquoteKey(raw[i:end])
-		if !ok {
-			return nil, false
-		}
-		i = skipSpace(raw, end)
-		if i >= len(raw) || raw[i] != ':' {
-			return nil, false
-		}
-		i = skipSpace(raw, i+1)
+		return end, end >= 0
+	}
+	_, ok := walkObject(raw, i, skipKey, func(key []byte, i int) (int, bool) {
+		name, ok := unquoteKey(key)
 		vend := skipValue(raw, i)
-		if vend < 0 {
-			return nil, false
+		if !ok || vend < 0 {
+			return i, false
 		}
 		out[name] = raw[i:vend]
-		i = skipSpace(raw, vend)
-		if i >= len(raw) {
-			return nil, false
-		}
-		switch raw[i] {
-		case ',':
-			i = skipSpace(raw, i+1)
-		case '}':
-			return out, true
-		default:
-			return nil, false
-		}
+		return vend, true
+	})
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	return out, true
 }
 
 // arrayItems splits raw, which must be valid JSON, into its items when it is an array.
@@ -70,30 +47,70 @@ func arrayItems(raw []byte) ([][]byte, bool) {
 		return nil, false
 	}
 	var out [][]byte
-	i = skipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == ']' {
-		return out, true
-	}
-	for i < len(raw) {
+	_, ok := walkItems(raw, i, ']', func(i int) (int, bool) {
 		end := skipValue(raw, i)
 		if end < 0 {
-			return nil, false
+			return i, false
 		}
 		out = append(out, raw[i:end])
-		i = skipSpace(raw, end)
-		if i >= len(raw) {
-			return nil, false
+		return end, true
+	})
+	if !ok {
+		return nil, false
+	}
+	return out, true
+}
+
+// walkItems steps through the items of the array or object whose opening bracket is b[open]
+// (close is its closing one), calling item at the first byte of each; item returns the index
+// just past it. The result is the index just past the closing bracket, and whether the
+// separators and brackets were where JSON wants them and every item said ok.
+func walkItems(b []byte, open int, close byte, item func(i int) (int, bool)) (int, bool) {
+	i := skipSpace(b, open+1)
+	if i < len(b) && b[i] == close {
+		return i + 1, true
+	}
+	for {
+		if i >= len(b) {
+			return i, false
 		}
-		switch raw[i] {
+		end, ok := item(i)
+		if !ok {
+			return end, false
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
 		case ',':
-			i = skipSpace(raw, i+1)
-		case ']':
-			return out, true
+			i = skipSpace(b, i+1)
+		case close:
+			return i + 1, true
 		default:
-			return nil, false
+			return i, false
 		}
 	}
-	return nil, false
+}
+
+// walkObject is walkItems over an object's members: skipKey steps over a member's name (at
+// its opening quote), and value is called with the raw name, quotes included, and the index
+// of the value after the ':'.
+func walkObject(b []byte, open int, skipKey func(i int) (int, bool), value func(key []byte, i int) (int, bool)) (int, bool) {
+	return walkItems(b, open, '}', func(i int) (int, bool) {
+		if b[i] != '"' {
+			return i, false
+		}
+		end, ok := skipKey(i)
+		if !ok {
+			return end, false
+		}
+		j := skipSpace(b, end)
+		if j >= len(b) || b[j] != ':' {
+			return j, false
+		}
+		return value(b[i:end], skipSpace(b, j+1))
+	})
 }
 
 func skipSpace(b []byte, i int) int {

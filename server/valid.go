@@ -27,68 +27,15 @@ func (v validator) value(i, depth int) (int, bool) {
 	switch c := b[i]; {
 	case c == '"':
 		return v.str(i)
-	case c == '{':
+	case c == '{' || c == '[':
 		if depth+1 > maxNestingDepth {
 			return i, false
 		}
-		i = skipSpace(b, i+1)
-		if i < len(b) && b[i] == '}' {
-			return i + 1, true
+		inner := func(i int) (int, bool) { return v.value(i, depth+1) }
+		if c == '{' {
+			return walkObject(b, i, v.str, func(_ []byte, i int) (int, bool) { return inner(i) })
 		}
-		for {
-			if i >= len(b) || b[i] != '"' {
-				return i, false
-			}
-			var ok bool
-			if i, ok = v.str(i); !ok {
-				return i, false
-			}
-			i = skipSpace(b, i)
-			if i >= len(b) || b[i] != ':' {
-				return i, false
-			}
-			if i, ok = v.value(skipSpace(b, i+1), depth+1); !ok {
-				return i, false
-			}
-			i = skipSpace(b, i)
-			if i >= len(b) {
-				return i, false
-			}
-			switch b[i] {
-			case ',':
-				i = skipSpace(b, i+1)
-			case '}':
-				return i + 1, true
-			default:
-				return i, false
-			}
-		}
-	case c == '[':
-		if depth+1 > maxNestingDepth {
-			return i, false
-		}
-		i = skipSpace(b, i+1)
-		if i < len(b) && b[i] == ']' {
-			return i + 1, true
-		}
-		for {
-			var ok bool
-			if i, ok = v.value(i, depth+1); !ok {
-				return i, false
-			}
-			i = skipSpace(b, i)
-			if i >= len(b) {
-				return i, false
-			}
-			switch b[i] {
-			case ',':
-				i = skipSpace(b, i+1)
-			case ']':
-				return i + 1, true
-			default:
-				return i, false
-			}
-		}
+		return walkItems(b, i, ']', inner)
 	case c == '-' || (c >= '0' && c <= '9'):
 		return v.number(i)
 	case c == 't':
