@@ -51,35 +51,31 @@ func (c *caseCounter) Count(s string) int {
 	case strings.IndexByte(s, '\n') >= 0:
 		return c.tok.Count(s)
 	}
-	c.mu.Lock()
-	n, ok := c.lines[s]
-	c.mu.Unlock()
-	if ok {
-		return n
-	}
-	n = c.tok.Count(s)
-	c.mu.Lock()
-	c.lines[s] = n
-	c.mu.Unlock()
-	return n
+	return c.memo(c.lines, s, func() int { return c.tok.Count(s) })
 }
 
 // CountLine implements engine.LineCounter: the tokens of line+"\n", exact when the
 // underlying counter can say, else the engine's own estimate (the line's tokens plus one).
 func (c *caseCounter) CountLine(line string) int {
+	return c.memo(c.withNL, line, func() int {
+		if lc, exact := c.tok.(engine.LineCounter); exact {
+			return lc.CountLine(line)
+		}
+		return c.Count(line) + 1
+	})
+}
+
+// memo returns m[key], computing it with count (outside the lock) the first time.
+func (c *caseCounter) memo(m map[string]int, key string, count func() int) int {
 	c.mu.Lock()
-	n, ok := c.withNL[line]
+	n, ok := m[key]
 	c.mu.Unlock()
 	if ok {
 		return n
 	}
-	if lc, exact := c.tok.(engine.LineCounter); exact {
-		n = lc.CountLine(line)
-	} else {
-		n = c.Count(line) + 1
-	}
+	n = count()
 	c.mu.Lock()
-	c.withNL[line] = n
+	m[key] = n
 	c.mu.Unlock()
 	return n
 }
