@@ -93,16 +93,16 @@ func lower(c byte) byte {
 func appendTerms(dst []termHash, s string) []termHash {
 	n := len(s)
 	for i := 0; ; {
-		// Step to the next word (skipNonWord, inlined: this loop runs on every byte).
+		// Step to the next word: plain separators here (this loop runs on every byte), the
+		// rare terminal control sequence through skipNonWord.
 		for i < n && separators[s[i]] {
 			i++
 		}
+		if i < n && s[i] == 0x1b {
+			i = skipNonWord(s, i)
+		}
 		if i >= n {
 			break
-		}
-		if s[i] == 0x1b {
-			i = skipCSI(s, i)
-			continue
 		}
 		// part hashes the current part, whole the identifier without '_' (a term when the
 		// identifier has several parts), both in the same pass.
