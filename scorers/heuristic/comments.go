@@ -62,6 +62,31 @@ func LiftComments(q *Query, lines []string, scores []float64) {
 	}
 }
 
+// CommentDamp scales the scores of comment lines of code when the goal is not about
+// comments. Fixes change code: comments and docstrings are 40% of code.dev's non-blank
+// lines but 12% of its gold lines (commits.dev: 25% and 17%), while an issue's prose
+// matches a docstring's prose better than the code it describes. Recall at 10/20/30% of
+// tokens: heuristic code.dev 0.373/0.611/0.703 → 0.443/0.615/0.717 (paired +0.069 at 10%,
+// interval +0.013 … +0.129), commits.dev 0.389/0.539/0.640 → 0.393/0.550/0.638. The
+// structural scorer damps its blend, not its heuristic half (damping both lost commits.dev
+// 0.017 at 20%), and spares doc comments above definitions: code.dev 0.446/0.668/0.699 →
+// 0.477/0.669/0.721, commits.dev 0.459/0.625/0.710 → 0.443/0.638/0.718. Factors 0.7 and
+// 0.75 were within a case or two of 0.8; 0.9 was too weak. Docs and logs are not damped.
+const CommentDamp = 0.8
+
+// DampComments scales the scores of comment lines (of code) in place when q's goal is not
+// about comments; LiftComments handles the goals that are.
+func DampComments(q *Query, lines []string, scores []float64) {
+	if q.AboutComments {
+		return
+	}
+	for i, c := range CommentLines(lines) {
+		if c {
+			scores[i] *= CommentDamp
+		}
+	}
+}
+
 // CommentLines marks the lines of code that are comments or docstrings: line comments
 // (//, #, --, ;), block comments (/* … */ and their * continuation lines, <!-- … -->) and
 // Python docstrings (a triple-quoted string that starts its line). Preprocessor lines
@@ -83,7 +108,8 @@ func CommentLines(lines []string) []bool {
 		case strings.HasPrefix(t, "//"), strings.HasPrefix(t, "--"), strings.HasPrefix(t, ";"):
 			out[i] = true
 		case strings.HasPrefix(t, "#"):
-			out[i] = !strings.HasPrefix(t, "#!") && !isPreprocessor(t)
+			// #! is a shebang or a Rust inner attribute, #[ a Rust attribute.
+			out[i] = !strings.HasPrefix(t, "#!") && !strings.HasPrefix(t, "#[") && !isPreprocessor(t)
 		case strings.HasPrefix(t, "/*"):
 			out[i] = true
 			if !strings.Contains(t[2:], "*/") {

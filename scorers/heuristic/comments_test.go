@@ -44,8 +44,10 @@ func TestCommentLines(t *testing.T) {
 		`    x = """not a docstring"""`,    // 13
 		"<!-- note -->",                    // 14
 		"};",                               // 15
+		"#[derive(Debug, Clone)]",          // 16 Rust attribute: code
+		"#![allow(dead_code)]",             // 17 Rust inner attribute: code
 	}
-	want := []bool{false, true, false, true, true, true, true, false, true, false, true, true, true, false, true, false}
+	want := []bool{false, true, false, true, true, true, true, false, true, false, true, true, true, false, true, false, false, false}
 	assert.Equal(t, want, heuristic.CommentLines(src))
 }
 
@@ -128,3 +130,41 @@ res.sendStatus = function sendStatus(statusCode) {
 res.set = function header(field, val) {
   this.setHeader(field, val)
 }`
+
+// TestCommentsDampedUnlessAsked: for code, Score scales comment lines by CommentDamp after
+// the line evidence (ScoreWithAnalysis) unless the goal is about comments; code lines, docs
+// and logs are left as they are.
+func TestCommentsDampedUnlessAsked(t *testing.T) {
+	lines := strings.Split(commentFixture, "\n")
+	comment := heuristic.CommentLines(lines)
+	require.Contains(t, comment, true)
+	require.Contains(t, comment, false)
+	for _, tc := range []struct {
+		name   string
+		goal   string
+		source engine.SourceType
+		damped bool
+	}{
+		{"code", "fix res.sendStatus status code", engine.SourceCode, true},
+		{"no source type is code", "fix res.sendStatus status code", "", true},
+		{"goal about comments", "docs: fix res.sendStatus jsdoc comment", engine.SourceCode, false},
+		{"docs", "fix res.sendStatus status code", engine.SourceDocs, false},
+		{"logs", "fix res.sendStatus status code", engine.SourceLogs, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := &engine.ScoreRequest{Lines: lines, Goal: tc.goal, SourceType: tc.source}
+			s := heuristic.New()
+			evidence, _, err := s.ScoreWithAnalysis(context.Background(), req)
+			require.NoError(t, err)
+			got, err := s.Score(context.Background(), req)
+			require.NoError(t, err)
+			for i := range lines {
+				want := evidence.Scores[i]
+				if tc.damped && comment[i] {
+					want *= heuristic.CommentDamp
+				}
+				assert.InDelta(t, want, got.Scores[i], 1e-12, "line %d %q", i+1, lines[i])
+			}
+		})
+	}
+}

@@ -43,12 +43,25 @@ func (*Scorer) Describe() engine.ScorerInfo {
 
 // Score implements engine.Scorer.
 func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
-	resp, _, err := s.ScoreWithAnalysis(ctx, req)
-	return resp, err
+	resp, a, err := s.ScoreWithAnalysis(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if IsCode(req.SourceType) {
+		DampComments(a.Query, req.Lines, resp.Scores)
+	}
+	return resp, nil
+}
+
+// IsCode reports whether a source type is scored as code (anything but logs and docs).
+func IsCode(t engine.SourceType) bool {
+	return t != engine.SourceLogs && t != engine.SourceDocs
 }
 
 // ScoreWithAnalysis is Score that also returns the Analysis it built, so a scorer that
-// builds on the heuristic (structural) does not analyse the goal and the lines twice.
+// builds on the heuristic (structural) does not analyse the goal and the lines twice. Its
+// code scores are the line evidence before DampComments, which Score applies last and a
+// scorer building on these applies to its own blend.
 func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, *Analysis, error) {
 	q := s.goals.parse(req.Goal)
 	var a *Analysis

@@ -433,3 +433,27 @@ func blendCode(s, h []float64, o *outline) {
 		}
 	}
 }
+
+// dampComments is heuristic.DampComments for the blend, except a definition's doc comment
+// (the comment lines of its header, above its signature), which comes with it. Comments and
+// docstrings inside bodies are damped: keeping header comments cost code.dev one case at
+// 20% of tokens (0.678 → 0.669), keeping Python docstrings too lost code.dev's gain (0.660).
+func dampComments(q *heuristic.Query, lines []string, s []float64, o *outline) {
+	if q.AboutComments {
+		return
+	}
+	comment := heuristic.CommentLines(lines)
+	n := len(s)
+	for _, u := range o.units {
+		if u.role == roleDef || u.role == roleContainer {
+			for i := u.start; i < u.bodyStart && i < n; i++ {
+				comment[i] = false
+			}
+		}
+	}
+	for i, c := range comment {
+		if c {
+			s[i] *= heuristic.CommentDamp
+		}
+	}
+}

@@ -13,6 +13,7 @@ package structural
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -115,10 +116,15 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		}
 		return s.fallback.ScoreWithAnalysis(ctx, req)
 	}
+	// deferTo answers as the heuristic scorer would (its Score, damped comments included).
 	deferTo := func(warn string) (*engine.ScoreResponse, error) {
-		resp, _, err := heur()
+		resp, a, err := heur()
 		if err != nil {
 			return nil, err
+		}
+		if heuristic.IsCode(req.SourceType) {
+			resp.Scores = slices.Clone(resp.Scores) // h belongs to the caller
+			heuristic.DampComments(a.Query, req.Lines, resp.Scores)
 		}
 		if warn != "" {
 			resp.Warnings = append(resp.Warnings, warn)
@@ -169,6 +175,9 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		// The heuristic's half is lifted already; lifting the blend puts comments above
 		// the structure's unit scores too.
 		heuristic.LiftComments(q, req.Lines, scores)
+		// Damping the blend, not the heuristic half, keeps the heuristic's say on which
+		// comment lines matter (commits.dev at 20%: 0.621 damping both, 0.638 the blend).
+		dampComments(q, req.Lines, scores, o)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }

@@ -425,3 +425,44 @@ func TestWholeFileUnitRanksItsBlocks(t *testing.T) {
 func FuzzScore(f *testing.F) {
 	scorertest.Fuzz(f, func() engine.Scorer { return New() })
 }
+
+// TestDampComments: under a goal not about comments, comment lines are scaled by
+// heuristic.CommentDamp except a definition's doc comment (its header), which comes with it;
+// under a goal about comments nothing is damped.
+func TestDampComments(t *testing.T) {
+	s := New()
+	defer s.Close()
+	lines := strings.Split(`package cache
+
+// Get returns the value stored under key.
+func Get(key string) string {
+	// look the key up
+	return store[key]
+}
+
+// stray note between definitions`, "\n")
+	o := s.outlineOf(t, "go", lines)
+	for _, tc := range []struct {
+		name   string
+		goal   string
+		damped []int // 0-based lines scaled by CommentDamp
+	}{
+		{"body and stray comments damped, doc comment spared", "Get fails for a missing key", []int{4, 8}},
+		{"goal about comments", "docs: fix the comment of Get", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			scores := make([]float64, len(lines))
+			for i := range scores {
+				scores[i] = 0.5
+			}
+			dampComments(heuristic.ParseGoal(tc.goal), lines, scores, o)
+			for i := range lines {
+				want := 0.5
+				if slices.Contains(tc.damped, i) {
+					want *= heuristic.CommentDamp
+				}
+				assert.InDelta(t, want, scores[i], 1e-12, "line %d %q", i+1, lines[i])
+			}
+		})
+	}
+}
