@@ -91,8 +91,9 @@ func main() {
 	for _, n := range ints(*linesFlag) {
 		body := requestBody(n)
 		for _, c := range ints(*clientsFlag) {
+			var buf bytes.Buffer
 			for range *warmup {
-				oneRequest(client, target, body)
+				oneRequest(client, target, body, &buf)
 			}
 			r := runCell(client, target, body, c, *duration, *maxRequests)
 			fmt.Printf("| %d | %d | %d | %.0f | %.2f | %.2f | %.2f | %d |\n", n, c, r.count, r.rps, ms(r.p50), ms(r.p99), ms(r.max), r.errors)
@@ -147,9 +148,10 @@ func runCell(client *http.Client, url string, body []byte, clients int, budget t
 			defer wg.Done()
 			local := make([]sample, 0, 1024)
 			localErrs, localFirst := 0, ""
+			var buf bytes.Buffer
 			for time.Now().Before(deadline) && issued.Add(1) <= int64(maxReq) {
 				t0 := time.Now()
-				err := oneRequest(client, url, body)
+				err := oneRequest(client, url, body, &buf)
 				local = append(local, sample{start: t0.Sub(start), latency: time.Since(t0)})
 				if err != nil {
 					localErrs++
@@ -184,16 +186,20 @@ func runCell(client *http.Client, url string, body []byte, clients int, budget t
 }
 
 // oneRequest sends one prune and checks the answer is a successful, non-fallback result.
-func oneRequest(client *http.Client, url string, body []byte) error {
+// The answer is read into buf, reused by the caller: a fresh buffer per answer made the
+// load generator collect garbage ~100 times a second, and its stop-the-world pauses, on a
+// machine it shares with the server, were counted as the server's latency.
+func oneRequest(client *http.Client, url string, body []byte, buf *bytes.Buffer) error {
 	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
+	buf.Reset()
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		return err
 	}
+	b := buf.Bytes()
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, b)
 	}
