@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -219,36 +220,38 @@ func unquoteString(raw []byte) (string, error) {
 	if bytes.Contains(inner, []byte(`\u`)) || !utf8.Valid(inner) {
 		return unquoteSlow(raw)
 	}
-	out := make([]byte, 0, len(inner))
+	// A Builder hands its bytes over as the string: one copy of the text, not two.
+	var out strings.Builder
+	out.Grow(len(inner))
 	for len(inner) > 0 {
 		i := bytes.IndexByte(inner, '\\')
 		if i < 0 {
-			out = append(out, inner...)
+			out.Write(inner)
 			break
 		}
-		out = append(out, inner[:i]...)
+		out.Write(inner[:i])
 		if i+1 >= len(inner) {
 			return "", errors.New("bad escape")
 		}
-		switch inner[i+1] {
+		switch c := inner[i+1]; c {
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case '"', '\\', '/':
-			out = append(out, inner[i+1])
+			out.WriteByte(c)
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		default:
 			return "", errors.New("bad escape")
 		}
 		inner = inner[i+2:]
 	}
-	return string(out), nil
+	return out.String(), nil
 }
 
 func unquoteSlow(raw []byte) (string, error) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 )
 
@@ -25,9 +26,10 @@ type rpcResponse struct {
 }
 
 // toolResult is an MCP CallToolResult holding the payload as text and as structured content.
+// It keeps the payload's bytes only: encode writes them twice straight from the payload, and
+// MarshalJSON, the general path, builds the same object with encoding/json.
 type toolResult struct {
-	Content           []textContent   `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent"`
+	payload json.RawMessage
 }
 
 type textContent struct {
@@ -35,15 +37,21 @@ type textContent struct {
 	Text string `json:"text"`
 }
 
-func newToolResult(payload json.RawMessage) *toolResult {
-	return &toolResult{Content: []textContent{{Type: "text", Text: string(payload)}}, StructuredContent: payload}
+func newToolResult(payload json.RawMessage) *toolResult { return &toolResult{payload: payload} }
+
+// MarshalJSON encodes {"content":[{"type":"text","text":payload}],"structuredContent":payload}.
+func (t *toolResult) MarshalJSON() ([]byte, error) {
+	return encodeJSON(struct {
+		Content           []textContent   `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}{[]textContent{{Type: "text", Text: string(t.payload)}}, t.payload})
 }
 
 // legacyResult answers the direct methods (health, prune_text, recover_text, recover_range):
 // the payload's own fields, so result.status or result.prune_id work, plus the tool result's
 // content, so result.content[0].text works too.
 func legacyResult(payload json.RawMessage) (json.RawMessage, error) {
-	content, err := encodeJSON(newToolResult(payload).Content)
+	content, err := encodeJSON([]textContent{{Type: "text", Text: string(payload)}})
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +82,9 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "POST a JSON-RPC 2.0 request to /rpc", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.s.maxBody))
+	bodyBuf := getBuffer()
+	defer putBuffer(bodyBuf)
+	body, err := readBody(bodyBuf, http.MaxBytesReader(w, r.Body, h.s.maxBody), r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -93,36 +103,63 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveBatch(ctx, w, trimmed)
 		return
 	}
-	resp := h.handleOne(withRequestID(ctx, requestID(ctx)), trimmed)
+	payloadBuf := getBuffer()
+	defer putBuffer(payloadBuf)
+	resp := h.handleOne(withRequestID(ctx, requestID(ctx)), trimmed, payloadBuf)
 	if resp == nil {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	b, err := resp.encode()
+	out := getBuffer()
+	b, err := resp.appendTo(out.AvailableBuffer())
 	if err != nil {
+		putBuffer(out)
 		http.Error(w, "encoding response: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
+	// A known length spares net/http the chunked encoding of answers over 2 KiB.
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(b)
+	if cap(b) > out.Cap() {
+		out = bytes.NewBuffer(b[:0]) // keep the grown array for the next response
+	}
+	putBuffer(out)
 }
 
-// encode returns the response as one line of JSON. A tool result, whose payload appears twice
-// (escaped as text, raw as structuredContent), is assembled directly from the payload bytes;
-// everything else goes through encoding/json. Both give the same bytes (a test checks).
-func (r *rpcResponse) encode() ([]byte, error) {
-	tr, ok := r.Result.(*toolResult)
-	if r.Error != nil || !ok || len(tr.Content) != 1 {
-		b, err := encodeJSON(r)
-		return append(b, '\n'), err
+// readBody reads r into buf and returns its bytes, which alias buf. A declared length sizes
+// buf once (up to the largest pooled buffer: the header is the client's word, not yet bytes).
+func readBody(buf *bytes.Buffer, r io.Reader, declared int64) ([]byte, error) {
+	if declared > 0 {
+		buf.Grow(int(min(declared, maxPooledBuffer)) + bytes.MinRead)
 	}
-	p := tr.StructuredContent
-	b := make([]byte, 0, 2*len(p)+len(p)/8+len(r.ID)+96)
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
+}
+
+// encode returns the response as one line of JSON.
+func (r *rpcResponse) encode() ([]byte, error) { return r.appendTo(nil) }
+
+// appendTo appends the response to dst as one line of JSON. A tool result, whose payload
+// appears twice (escaped as text, raw as structuredContent), is assembled directly from the
+// payload bytes; everything else goes through encoding/json. Both give the same bytes (a
+// test checks).
+func (r *rpcResponse) appendTo(dst []byte) ([]byte, error) {
+	tr, ok := r.Result.(*toolResult)
+	if r.Error != nil || !ok {
+		b, err := encodeJSON(r)
+		if err != nil {
+			return nil, err
+		}
+		return append(append(dst, b...), '\n'), nil
+	}
+	p := tr.payload
+	b := slices.Grow(dst, 2*len(p)+len(p)/8+len(r.ID)+96)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, r.ID...)
 	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
-	b = appendString(b, []byte(tr.Content[0].Text))
+	b = appendString(b, p)
 	b = append(b, `}],"structuredContent":`...)
 	b = append(b, p...)
 	return append(b, "}}\n"...), nil
@@ -146,7 +183,7 @@ func (h *rpcHandler) serveBatch(ctx context.Context, w http.ResponseWriter, body
 	var out []*rpcResponse
 	base := requestID(ctx)
 	for i, item := range items {
-		if resp := h.handleOne(withRequestID(ctx, base+"."+strconv.Itoa(i)), item); resp != nil {
+		if resp := h.handleOne(withRequestID(ctx, base+"."+strconv.Itoa(i)), item, nil); resp != nil {
 			out = append(out, resp)
 		}
 	}
@@ -163,8 +200,10 @@ func parseError(err error) *rpcResponse {
 	return &rpcResponse{JSONRPC: "2.0", ID: nullID, Error: &rpcError{Code: codeParse, Message: "parse error: " + err.Error()}}
 }
 
-// handleOne answers one JSON-RPC message; nil means it was a notification.
-func (h *rpcHandler) handleOne(ctx context.Context, msg []byte) *rpcResponse {
+// handleOne answers one JSON-RPC message; nil means it was a notification. A tool's payload
+// is encoded into payloadBuf when it is not nil (the answer then aliases it), else into
+// memory of its own.
+func (h *rpcHandler) handleOne(ctx context.Context, msg []byte, payloadBuf *bytes.Buffer) *rpcResponse {
 	if !validJSON(msg) {
 		var v any
 		err := json.Unmarshal(msg, &v)
@@ -192,7 +231,7 @@ func (h *rpcHandler) handleOne(ctx context.Context, msg []byte) *rpcResponse {
 	if raw, ok := fields["method"]; !ok || !isJSONString(raw) || json.Unmarshal(raw, &method) != nil {
 		return invalidRequest(id, "method must be a string")
 	}
-	result, err := h.dispatch(ctx, method, fields["params"], hasID)
+	result, err := h.dispatch(ctx, method, fields["params"], hasID, payloadBuf)
 	if !hasID {
 		return nil // a notification: no answer, even on error
 	}
@@ -263,7 +302,7 @@ var initializeSchema = &Schema{
 // emptyParamsSchema accepts any object (list methods take an optional cursor).
 var emptyParamsSchema = &Schema{Type: "object"}
 
-func (h *rpcHandler) dispatch(ctx context.Context, method string, params json.RawMessage, hasID bool) (any, error) {
+func (h *rpcHandler) dispatch(ctx context.Context, method string, params json.RawMessage, hasID bool, payloadBuf *bytes.Buffer) (any, error) {
 	tools := h.s.tools
 	switch method {
 	case "initialize":
@@ -286,7 +325,7 @@ func (h *rpcHandler) dispatch(ctx context.Context, method string, params json.Ra
 		if err != nil {
 			return nil, err
 		}
-		payload, err := tools.call(ctx, "rpc", name, args)
+		payload, err := tools.callTo(ctx, "rpc", name, args, payloadBuf)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 )
@@ -180,9 +181,7 @@ func decodeArgs(s *Schema, raw []byte, dst any) error {
 		return errNotObject
 	}
 	v := reflect.ValueOf(dst).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	for i, name := range jsonNames(v.Type()) {
 		val, ok := fields[name]
 		if !ok {
 			continue
@@ -206,6 +205,23 @@ func decodeArgs(s *Schema, raw []byte, dst any) error {
 		}
 	}
 	return nil
+}
+
+// fieldNames caches jsonNames: reading struct tags through reflect on every request cost as
+// much as decoding the small arguments.
+var fieldNames sync.Map // reflect.Type -> []string
+
+// jsonNames returns the JSON member name of each field of the struct type t, by index.
+func jsonNames(t reflect.Type) []string {
+	if names, ok := fieldNames.Load(t); ok {
+		return names.([]string)
+	}
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	fieldNames.Store(t, names)
+	return names
 }
 
 // problemRequired is the problem of a missing field ("text is required").

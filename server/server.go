@@ -38,7 +38,7 @@ type Config struct {
 	// Now is the clock for health timestamps; nil means time.Now.
 	Now func() time.Time
 	// MaxConcurrentPrunes bounds the prunes running at once (others queue, the wait counting
-	// against their timeout_ms); 0 means 2 x GOMAXPROCS.
+	// against their timeout_ms); 0 means DefaultMaxConcurrentPrunes(GOMAXPROCS).
 	MaxConcurrentPrunes int
 }
 
@@ -46,6 +46,17 @@ type Config struct {
 // limit even if every character took 4 bytes, plus escaping and the envelope.
 func DefaultMaxBodyBytes(maxInputChars int) int64 {
 	return int64(maxInputChars)*5 + 1<<20
+}
+
+// DefaultMaxConcurrentPrunes is the default bound on prunes running at once with procs
+// GOMAXPROCS: one fewer than procs, at least 1. Go's scheduler looks for network events
+// only when a run queue is empty (or every 10 ms from its monitor); with a runnable prune
+// on every P, requests sat unread in their sockets and reached the FIFO queue in bursts,
+// which spread latencies (p99 about 3.3 x p50 at 32 clients on 2 cores, against 2.45 x with
+// one slot; see benchmarks/RESULTS.md). A spare P reads requests and writes answers as
+// they come.
+func DefaultMaxConcurrentPrunes(procs int) int {
+	return max(1, procs-1)
 }
 
 // Server serves the tools over every transport.
@@ -95,7 +106,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.ShutdownTimeout = 10 * time.Second
 	}
 	if cfg.MaxConcurrentPrunes == 0 {
-		cfg.MaxConcurrentPrunes = 2 * runtime.GOMAXPROCS(0)
+		cfg.MaxConcurrentPrunes = DefaultMaxConcurrentPrunes(runtime.GOMAXPROCS(0))
 	}
 	if cfg.MaxConcurrentPrunes < 0 {
 		return nil, fmt.Errorf("server: MaxConcurrentPrunes must be positive, got %d", cfg.MaxConcurrentPrunes)

@@ -175,6 +175,12 @@ func healthSchema() *Schema {
 
 // call runs the named tool and returns its JSON payload, logging the call.
 func (t *toolset) call(ctx context.Context, transport, name string, raw []byte) (json.RawMessage, error) {
+	return t.callTo(ctx, transport, name, raw, nil)
+}
+
+// callTo is call with the payload encoded into buf, which it then aliases; a nil buf gives the
+// payload memory of its own.
+func (t *toolset) callTo(ctx context.Context, transport, name string, raw []byte, buf *bytes.Buffer) (json.RawMessage, error) {
 	start := time.Now()
 	tl, ok := t.byName[name]
 	var (
@@ -189,7 +195,10 @@ func (t *toolset) call(ctx context.Context, transport, name string, raw []byte) 
 	}
 	var out json.RawMessage
 	if err == nil {
-		out, err = encodeJSON(payload)
+		if buf == nil {
+			buf = new(bytes.Buffer)
+		}
+		out, err = encodeJSONTo(buf, payload)
 	}
 	attrs := []slog.Attr{
 		slog.String("request_id", requestID(ctx)),
@@ -321,11 +330,16 @@ func (t *toolset) health(ctx context.Context) *Health {
 // encodeJSON encodes v as UTF-8 JSON without HTML or ASCII escaping ("│", "⟦PRUNÉ", "<" stay
 // raw) and without a trailing newline.
 func encodeJSON(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+	return encodeJSONTo(new(bytes.Buffer), v)
+}
+
+// encodeJSONTo is encodeJSON appending to b; the result aliases b.
+func encodeJSONTo(b *bytes.Buffer, v any) (json.RawMessage, error) {
+	start := b.Len()
+	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return bytes.TrimRight(b.Bytes()[start:], "\n"), nil
 }

@@ -43,6 +43,7 @@ func main() {
 		maxRequests = flag.Int("max-requests", 20000, "request budget of each cell")
 		warmup      = flag.Int("warmup", 20, "unmeasured requests before each cell")
 		cpuProfile  = flag.String("cpuprofile", "", "write a CPU profile of the whole run (client and in-process server) to this file")
+		latFile     = flag.String("latencies", "", "append every measured request to this CSV file: lines,clients,start_ms,latency_ms (start relative to the cell's start), to see whether slow requests cluster in time")
 	)
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -76,15 +77,29 @@ func main() {
 	fmt.Printf("target %s, GOMAXPROCS %d, %s/%s, %s\n\n", target, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	fmt.Println("| lines | clients | requests | req/s | p50 ms | p99 ms | max ms | errors |")
 	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|")
+	var latOut io.Writer
+	if *latFile != "" {
+		f, err := os.OpenFile(*latFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		latOut = f
+	}
 	failed := false
 	for _, n := range ints(*linesFlag) {
 		body := requestBody(n)
 		for _, c := range ints(*clientsFlag) {
+			var buf bytes.Buffer
 			for range *warmup {
-				oneRequest(client, target, body)
+				oneRequest(client, target, body, &buf)
 			}
 			r := runCell(client, target, body, c, *duration, *maxRequests)
 			fmt.Printf("| %d | %d | %d | %.0f | %.2f | %.2f | %.2f | %d |\n", n, c, r.count, r.rps, ms(r.p50), ms(r.p99), ms(r.max), r.errors)
+			if latOut != nil {
+				writeSamples(latOut, n, c, r.samples)
+			}
 			if r.errors > 0 {
 				failed = true
 				fmt.Fprintln(os.Stderr, "first error:", r.firstErr)
@@ -102,13 +117,25 @@ type cellResult struct {
 	rps           float64
 	p50, p99, max time.Duration
 	firstErr      string
+	samples       []sample // in completion order per client, not sorted
+}
+
+// sample is one measured request: when it started (since the cell's start) and how long it took.
+type sample struct{ start, latency time.Duration }
+
+func writeSamples(w io.Writer, lines, clients int, samples []sample) {
+	var b bytes.Buffer
+	for _, s := range samples {
+		fmt.Fprintf(&b, "%d,%d,%.3f,%.3f\n", lines, clients, float64(s.start.Microseconds())/1000, ms(s.latency))
+	}
+	w.Write(b.Bytes())
 }
 
 func runCell(client *http.Client, url string, body []byte, clients int, budget time.Duration, maxReq int) cellResult {
 	var (
 		issued   atomic.Int64
 		mu       sync.Mutex
-		lat      []time.Duration
+		samples  []sample
 		errs     int
 		firstErr string
 		wg       sync.WaitGroup
@@ -119,12 +146,13 @@ func runCell(client *http.Client, url string, body []byte, clients int, budget t
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			local := make([]time.Duration, 0, 1024)
+			local := make([]sample, 0, 1024)
 			localErrs, localFirst := 0, ""
+			var buf bytes.Buffer
 			for time.Now().Before(deadline) && issued.Add(1) <= int64(maxReq) {
 				t0 := time.Now()
-				err := oneRequest(client, url, body)
-				local = append(local, time.Since(t0))
+				err := oneRequest(client, url, body, &buf)
+				local = append(local, sample{start: t0.Sub(start), latency: time.Since(t0)})
 				if err != nil {
 					localErrs++
 					if localFirst == "" {
@@ -133,7 +161,7 @@ func runCell(client *http.Client, url string, body []byte, clients int, budget t
 				}
 			}
 			mu.Lock()
-			lat = append(lat, local...)
+			samples = append(samples, local...)
 			errs += localErrs
 			if firstErr == "" {
 				firstErr = localFirst
@@ -143,8 +171,12 @@ func runCell(client *http.Client, url string, body []byte, clients int, budget t
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	lat := make([]time.Duration, len(samples))
+	for i, s := range samples {
+		lat[i] = s.latency
+	}
 	slices.Sort(lat)
-	r := cellResult{count: len(lat), errors: errs, firstErr: firstErr, rps: float64(len(lat)) / elapsed.Seconds()}
+	r := cellResult{count: len(lat), errors: errs, firstErr: firstErr, rps: float64(len(lat)) / elapsed.Seconds(), samples: samples}
 	if len(lat) > 0 {
 		r.p50 = lat[len(lat)*50/100]
 		r.p99 = lat[min(len(lat)-1, len(lat)*99/100)]
@@ -154,16 +186,20 @@ func runCell(client *http.Client, url string, body []byte, clients int, budget t
 }
 
 // oneRequest sends one prune and checks the answer is a successful, non-fallback result.
-func oneRequest(client *http.Client, url string, body []byte) error {
+// The answer is read into buf, reused by the caller: a fresh buffer per answer made the
+// load generator collect garbage ~100 times a second, and its stop-the-world pauses, on a
+// machine it shares with the server, were counted as the server's latency.
+func oneRequest(client *http.Client, url string, body []byte, buf *bytes.Buffer) error {
 	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
+	buf.Reset()
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		return err
 	}
+	b := buf.Bytes()
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, b)
 	}
