@@ -255,7 +255,9 @@ func spreadBlocks(lines []string, raw, s []float64) {
 		peak[i], at[i] = raw[i], int32(i)
 	}
 	for j := n - 1; j >= 0; j-- {
-		if p := t.parent[j]; p >= 0 && peak[j] > peak[p] {
+		// Blank lines past a block's end name its header as parent but are not part of it:
+		// their score must not become the block's peak, whose line the decay measures from.
+		if p := t.parent[j]; p >= 0 && int32(j) < t.end[p] && peak[j] > peak[p] {
 			peak[p], at[p] = peak[j], at[j]
 		}
 	}
