@@ -2,6 +2,7 @@ package heuristic_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,9 +132,9 @@ res.set = function header(field, val) {
   this.setHeader(field, val)
 }`
 
-// TestCommentsDampedUnlessAsked: for code, Score scales comment lines by CommentDamp after
-// the line evidence (ScoreWithAnalysis) unless the goal is about comments; code lines, docs
-// and logs are left as they are.
+// TestCommentsDampedUnlessAsked: for code, Score applies DampCommentLines to the line
+// evidence (ScoreWithAnalysis) unless the goal is about comments; docs and logs are left as
+// they are.
 func TestCommentsDampedUnlessAsked(t *testing.T) {
 	lines := strings.Split(commentFixture, "\n")
 	comment := heuristic.CommentLines(lines)
@@ -158,13 +159,68 @@ func TestCommentsDampedUnlessAsked(t *testing.T) {
 			require.NoError(t, err)
 			got, err := s.Score(context.Background(), req)
 			require.NoError(t, err)
-			for i := range lines {
-				want := evidence.Scores[i]
-				if tc.damped && comment[i] {
-					want *= heuristic.CommentDamp
-				}
-				assert.InDelta(t, want, got.Scores[i], 1e-12, "line %d %q", i+1, lines[i])
+			want := slices.Clone(evidence.Scores)
+			if tc.damped {
+				heuristic.DampCommentLines(lines, want, comment)
 			}
+			assert.InDeltaSlice(t, want, got.Scores, 1e-12)
+			if tc.damped {
+				assert.Less(t, got.Scores[1], evidence.Scores[1], "the doc comment is damped")
+			}
+		})
+	}
+}
+
+// TestDampCommentLines: comment lines are scaled by CommentDamp, except a lone comment line
+// between two code lines (blank lines aside), which keeps at least the lower of their scores.
+func TestDampCommentLines(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		lines   []string
+		comment []bool
+		scores  []float64
+		want    []float64
+	}{
+		{
+			name:    "lone comment inside a block keeps the block's lower score",
+			lines:   []string{"a = 1", "# note", "b = 2"},
+			comment: []bool{false, true, false},
+			scores:  []float64{0.9, 0.5, 0.7},
+			want:    []float64{0.9, 0.7, 0.7},
+		},
+		{
+			name:    "blank lines around it do not matter",
+			lines:   []string{"a = 1", "", "# note", "", "b = 2"},
+			comment: []bool{false, false, true, false, false},
+			scores:  []float64{0.9, 0.1, 0.5, 0.1, 0.7},
+			want:    []float64{0.9, 0.1, 0.7, 0.1, 0.7},
+		},
+		{
+			name:    "a matching comment keeps its damped score when it is higher",
+			lines:   []string{"a = 1", "# note", "b = 2"},
+			comment: []bool{false, true, false},
+			scores:  []float64{0.3, 1, 0.4},
+			want:    []float64{0.3, heuristic.CommentDamp, 0.4},
+		},
+		{
+			name:    "two comment lines are damped",
+			lines:   []string{"a = 1", "# one", "# two", "b = 2"},
+			comment: []bool{false, true, true, false},
+			scores:  []float64{0.9, 0.5, 0.5, 0.9},
+			want:    []float64{0.9, 0.5 * heuristic.CommentDamp, 0.5 * heuristic.CommentDamp, 0.9},
+		},
+		{
+			name:    "at the edges of the text",
+			lines:   []string{"# head", "a = 1", "# tail"},
+			comment: []bool{true, false, true},
+			scores:  []float64{0.5, 0.9, 0.5},
+			want:    []float64{0.5 * heuristic.CommentDamp, 0.9, 0.5 * heuristic.CommentDamp},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := slices.Clone(tc.scores)
+			heuristic.DampCommentLines(tc.lines, got, tc.comment)
+			assert.InDeltaSlice(t, tc.want, got, 1e-12)
 		})
 	}
 }
