@@ -322,6 +322,9 @@ func linesCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots 
 				keep = rank
 			case sl.mode == ModeNatural:
 				th := engine.ThresholdOf(s)
+				if resp.Threshold != nil {
+					th = *resp.Threshold
+				}
 				for _, i := range rank {
 					if scores[i] >= th {
 						keep = append(keep, i)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/tokenizer"
 )
 
 func TestPruneSeedExample(t *testing.T) {
@@ -203,6 +204,7 @@ func TestPruneFailOpen(t *testing.T) {
 		{name: "wrong length", scorer: "short", warning: engine.WarnScorerError, timeoutMS: 1000},
 		{name: "out of range", scorer: "range", warning: engine.WarnScorerError, timeoutMS: 1000},
 		{name: "nil response", scorer: "nil", warning: engine.WarnScorerError, timeoutMS: 1000},
+		{name: "threshold out of range", scorer: "badthreshold", warning: engine.WarnScorerError, timeoutMS: 1000},
 		{name: "hang past the deadline", scorer: "hang", warning: engine.WarnTimeout, timeoutMS: 30},
 		{name: "slow past the deadline", scorer: "slow", warning: engine.WarnTimeout, timeoutMS: 30},
 	}
@@ -465,4 +467,63 @@ func (c *switchCounter) Count(s string) int {
 		panicCounter{}.Count(s)
 	}
 	return len(s) / 4
+}
+
+// TestPruneScorerThreshold: a scorer's per-request threshold replaces its default; a
+// request's own threshold and a token budget still take precedence.
+func TestPruneScorerThreshold(t *testing.T) {
+	// Line i scores i/10: the scorer's threshold decides how many lines are kept.
+	ramp := func(th *float64) engine.Scorer {
+		return funcScorer(func(_ context.Context, r *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+			s := make([]float64, len(r.Lines))
+			for i := range s {
+				s[i] = float64(i) / 10
+			}
+			return &engine.ScoreResponse{Scores: s, Threshold: th}, nil
+		})
+	}
+	text := longLines(11, nil)
+	f64 := func(v float64) *float64 { return &v }
+	for _, tc := range []struct {
+		name      string
+		scorer    *float64 // the scorer's per-request threshold
+		request   *float64 // the request's threshold
+		budget    int
+		wantFirst int // first kept line (1-based); every line after it is kept too
+	}{
+		{name: "scorer default (0.5)", wantFirst: 6},
+		{name: "per-request threshold", scorer: f64(0.8), wantFirst: 9},
+		{name: "request threshold wins", scorer: f64(0.3), request: f64(0.8), wantFirst: 9},
+		// Under a budget every line is a candidate, best first: line 10 (0.9) fits.
+		{name: "a budget ignores the scorer's threshold", scorer: f64(0.95), budget: 100, wantFirst: 9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := engine.NewRegistry()
+			reg.Register("ramp", describedScorer{ramp(tc.scorer), 0.5})
+			tok, err := tokenizer.Load(tokenizer.CL100K)
+			require.NoError(t, err)
+			eng, err := engine.New(engine.Config{Registry: reg, Store: engine.NewMemoryStore(time.Minute, 1<<20, nil), Tokens: tok})
+			require.NoError(t, err)
+			req := &engine.Request{Text: text, GoalHint: "x", SourceType: engine.SourceCode, Options: opts(1, 0),
+				Threshold: tc.request, TokenBudget: tc.budget}
+			res, err := eng.Prune(context.Background(), req)
+			require.NoError(t, err)
+			require.False(t, res.Stats.UsedFallback, "warnings %v", res.Warnings)
+			want := make([]int, 0, 12-tc.wantFirst)
+			for i := tc.wantFirst; i <= 11; i++ {
+				want = append(want, i)
+			}
+			assert.Equal(t, want, res.Kept)
+		})
+	}
+}
+
+// describedScorer gives a scorer a default threshold.
+type describedScorer struct {
+	engine.Scorer
+	threshold float64
+}
+
+func (d describedScorer) Describe() engine.ScorerInfo {
+	return engine.ScorerInfo{Name: "described", Threshold: d.threshold}
 }

@@ -82,6 +82,10 @@ var (
 		"nil": funcScorer(func(context.Context, *engine.ScoreRequest) (*engine.ScoreResponse, error) {
 			return nil, nil
 		}),
+		"badthreshold": funcScorer(func(_ context.Context, r *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+			t := -0.5
+			return &engine.ScoreResponse{Scores: make([]float64, len(r.Lines)), Threshold: &t}, nil
+		}),
 		// hang ignores its context entirely: the engine must still return at the deadline.
 		"hang": funcScorer(func(context.Context, *engine.ScoreRequest) (*engine.ScoreResponse, error) {
 			select {}

@@ -239,6 +239,9 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	// A budget says how much to keep; the scorer's threshold would only starve it, so with a
 	// budget and no explicit threshold every line is a candidate, best first.
 	threshold := ThresholdOf(scorer)
+	if resp.Threshold != nil {
+		threshold = *resp.Threshold
+	}
 	if req.TokenBudget > 0 {
 		threshold = 0
 	}
@@ -326,6 +329,9 @@ func validScores(r *ScoreResponse, n int) error {
 		if math.IsNaN(s) || s < 0 || s > 1 {
 			return fmt.Errorf("%w: line %d scored %v", ErrBadScores, i+1, s)
 		}
+	}
+	if t := r.Threshold; t != nil && !(*t >= 0 && *t <= 1) {
+		return fmt.Errorf("%w: threshold %v outside [0, 1]", ErrBadScores, *t)
 	}
 	return nil
 }

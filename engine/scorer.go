@@ -29,6 +29,11 @@ type ScoreResponse struct {
 	Focus []string
 	// Warnings are codes the scorer wants in the result (e.g. a structural fallback).
 	Warnings []string
+	// Threshold, when set, is the scorer's keep threshold for this request, in [0, 1], in
+	// place of its default (Describer): for a scorer whose scores are calibrated differently
+	// by source kind (a learned model with one expert per kind). A request's own threshold,
+	// or its token budget, still takes precedence.
+	Threshold *float64
 }
 
 // Scorer assigns every line of a request a relevance in [0, 1].

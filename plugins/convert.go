@@ -33,7 +33,7 @@ func requestFromPB(r *scorerpb.ScoreRequest) *engine.ScoreRequest {
 }
 
 func responseToPB(r *engine.ScoreResponse) *scorerpb.ScoreResponse {
-	return &scorerpb.ScoreResponse{Scores: r.Scores, Focus: stringsToBytes(r.Focus), Warnings: r.Warnings}
+	return &scorerpb.ScoreResponse{Scores: r.Scores, Focus: stringsToBytes(r.Focus), Warnings: r.Warnings, Threshold: r.Threshold}
 }
 
 func responseFromPB(r *scorerpb.ScoreResponse) *engine.ScoreResponse {
@@ -42,7 +42,7 @@ func responseFromPB(r *scorerpb.ScoreResponse) *engine.ScoreResponse {
 		// An empty repeated field arrives as nil; in-process scorers answer [] for no lines.
 		scores = []float64{}
 	}
-	return &engine.ScoreResponse{Scores: scores, Focus: bytesToStrings(r.GetFocus()), Warnings: r.GetWarnings()}
+	return &engine.ScoreResponse{Scores: scores, Focus: bytesToStrings(r.GetFocus()), Warnings: r.GetWarnings(), Threshold: r.Threshold}
 }
 
 func stringsToBytes(in []string) [][]byte {

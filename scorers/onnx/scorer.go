@@ -76,6 +76,12 @@ func Open(_ context.Context, dir string, o Options) (*Scorer, error) {
 			return nil, fmt.Errorf("%w: model %s was trained on features %q (%d), this build computes %q (%d): retrain it with 'pruner train'",
 				ErrShapeMismatch, man.Name, man.Features.Version, len(man.Features.Names), linefeat.Version, linefeat.NumFeatures)
 		}
+		for kind := range man.Features.KindThresholds {
+			if !slices.Contains(linefeat.Kinds, kind) {
+				return nil, fmt.Errorf("%w: %s: kind_thresholds names kind %q; the kinds are %s",
+					manifest.ErrInvalid, man.Name, kind, strings.Join(linefeat.Kinds, ", "))
+			}
+		}
 	case manifest.FamilyCrossEncoder:
 		tok, err := hftok.Load(filepath.Join(dir, man.CrossEncoder.Tokenizer))
 		if err != nil {
@@ -231,7 +237,11 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 		}
 		scores[i] = min(1, max(0, f))
 	}
-	return &engine.ScoreResponse{Scores: scores, Focus: m.Focus}, nil
+	resp := &engine.ScoreResponse{Scores: scores, Focus: m.Focus}
+	if t, ok := s.man.Features.KindThresholds[m.Kind()]; ok {
+		resp.Threshold = &t
+	}
+	return resp, nil
 }
 
 // floatData returns the float32 contents of an output that must hold exactly n values.

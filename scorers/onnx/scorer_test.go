@@ -90,7 +90,7 @@ func narrowGraph() []byte {
 func writeLineModel(t testing.TB, m *train.Model, edit func(*manifest.Manifest)) string {
 	t.Helper()
 	dir := t.TempDir()
-	man := train.Manifest(m, 0.4, "test", "0.0.1", nil)
+	man := train.Manifest(m, 0.4, nil, "test", "0.0.1", nil)
 	if edit != nil {
 		edit(man)
 	}
@@ -180,6 +180,9 @@ func TestOpenErrors(t *testing.T) {
 		{"feature set of another version", func(t *testing.T) string {
 			return writeLineModel(t, m, func(man *manifest.Manifest) { man.Features.Version = "linefeat-v0" })
 		}, onnx.ErrShapeMismatch, "retrain"},
+		{"kind threshold for a kind the features do not have", func(t *testing.T) string {
+			return writeLineModel(t, m, func(man *manifest.Manifest) { man.Features.KindThresholds = map[string]float64{"code_cobol": 0.5} })
+		}, manifest.ErrInvalid, `"code_cobol"`},
 		{"bad family", func(t *testing.T) string {
 			return writeLineModel(t, m, func(man *manifest.Manifest) { man.Family = "magic" })
 		}, manifest.ErrInvalid, "family"},
@@ -253,3 +256,30 @@ func runChild(t *testing.T, name string) {
 func FuzzScore(f *testing.F) {
 	scorertest.Fuzz(f, tinyScorer(f))
 }
+
+// TestKindThresholds: a manifest's kind_thresholds become each request's threshold by the
+// source kind its rows are routed to; a kind not listed keeps the scorer's default.
+func TestKindThresholds(t *testing.T) {
+	s := open(t, writeLineModel(t, tinyModel(), func(man *manifest.Manifest) {
+		man.Features.KindThresholds = map[string]float64{"code_python": 0.7, "logs": 0.2}
+	}))
+	lines := []string{"def parse(x):", "    return x"}
+	for _, tc := range []struct {
+		name string
+		req  engine.ScoreRequest
+		want *float64
+	}{
+		{"python code", engine.ScoreRequest{Lines: lines, Goal: "parse", SourceType: engine.SourceCode, Path: "a.py"}, ptr(0.7)},
+		{"logs", engine.ScoreRequest{Lines: lines, Goal: "parse", SourceType: engine.SourceLogs}, ptr(0.2)},
+		{"other code: not listed", engine.ScoreRequest{Lines: lines, Goal: "parse", SourceType: engine.SourceCode, Path: "a.go"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := s.Score(context.Background(), &tc.req)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, resp.Threshold)
+		})
+	}
+	assert.InDelta(t, 0.4, s.Describe().Threshold, 1e-9, "the listed default is the manifest's threshold")
+}
+
+func ptr(v float64) *float64 { return &v }

@@ -107,10 +107,13 @@ func (x *ScoreRequest) GetLanguage() []byte {
 }
 
 type ScoreResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Scores        []float64              `protobuf:"fixed64,1,rep,packed,name=scores,proto3" json:"scores,omitempty"`
-	Focus         [][]byte               `protobuf:"bytes,2,rep,name=focus,proto3" json:"focus,omitempty"`
-	Warnings      []string               `protobuf:"bytes,3,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Scores   []float64              `protobuf:"fixed64,1,rep,packed,name=scores,proto3" json:"scores,omitempty"`
+	Focus    [][]byte               `protobuf:"bytes,2,rep,name=focus,proto3" json:"focus,omitempty"`
+	Warnings []string               `protobuf:"bytes,3,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// The scorer's keep threshold for this request, when it differs from Describe's (absent
+	// from plugins built before it: the host then uses Describe's).
+	Threshold     *float64 `protobuf:"fixed64,4,opt,name=threshold,proto3,oneof" json:"threshold,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -164,6 +167,13 @@ func (x *ScoreResponse) GetWarnings() []string {
 		return x.Warnings
 	}
 	return nil
+}
+
+func (x *ScoreResponse) GetThreshold() float64 {
+	if x != nil && x.Threshold != nil {
+		return *x.Threshold
+	}
+	return 0
 }
 
 type DescribeRequest struct {
@@ -371,11 +381,14 @@ const file_scorer_proto_rawDesc = "" +
 	"\vsource_type\x18\x03 \x01(\tR\n" +
 	"sourceType\x12\x12\n" +
 	"\x04path\x18\x04 \x01(\fR\x04path\x12\x1a\n" +
-	"\blanguage\x18\x05 \x01(\fR\blanguage\"Y\n" +
+	"\blanguage\x18\x05 \x01(\fR\blanguage\"\x8a\x01\n" +
 	"\rScoreResponse\x12\x16\n" +
 	"\x06scores\x18\x01 \x03(\x01R\x06scores\x12\x14\n" +
 	"\x05focus\x18\x02 \x03(\fR\x05focus\x12\x1a\n" +
-	"\bwarnings\x18\x03 \x03(\tR\bwarnings\"\x11\n" +
+	"\bwarnings\x18\x03 \x03(\tR\bwarnings\x12!\n" +
+	"\tthreshold\x18\x04 \x01(\x01H\x00R\tthreshold\x88\x01\x01B\f\n" +
+	"\n" +
+	"_threshold\"\x11\n" +
 	"\x0fDescribeRequest\"f\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
@@ -431,6 +444,7 @@ func file_scorer_proto_init() {
 	if File_scorer_proto != nil {
 		return
 	}
+	file_scorer_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

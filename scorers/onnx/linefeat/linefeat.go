@@ -109,6 +109,20 @@ type Matrix struct {
 	Focus []string
 }
 
+// Kind returns the source kind (one of Kinds) the rows are routed to, or "" for none.
+func (m *Matrix) Kind() string {
+	if m.N == 0 {
+		return ""
+	}
+	row := m.Row(0)
+	for k, c := range KindColumns {
+		if row[c] == 1 {
+			return Kinds[k]
+		}
+	}
+	return ""
+}
+
 // Row returns the features of line i.
 func (m *Matrix) Row(i int) []float32 { return m.X[i*NumFeatures : (i+1)*NumFeatures] }
 

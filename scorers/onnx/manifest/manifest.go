@@ -116,6 +116,12 @@ func (d Dim) String() string {
 type Features struct {
 	Version string   `json:"version"`
 	Names   []string `json:"names"`
+	// KindThresholds, optional, replace the manifest's Threshold for requests of a source
+	// kind (the feature set's kinds: code_python, code_other, logs, docs): a model whose
+	// experts are calibrated differently per kind keeps a comparable share of each in
+	// threshold mode. Threshold stays the scorer's listed default and applies to kinds not
+	// listed.
+	KindThresholds map[string]float64 `json:"kind_thresholds,omitempty"`
 }
 
 // CrossEncoder configures tokenization and batching of a cross-encoder.
@@ -187,6 +193,11 @@ func (m *Manifest) Validate() error {
 		in, ok := m.ByRole(m.Inputs, RoleFeatures)
 		if !ok || len(m.Inputs) != 1 || in.Type != "float32" || len(in.Shape) != 2 {
 			return bad(`a line-features model takes one float32 input of shape [N, F] with role "features"`)
+		}
+		for kind, t := range m.Features.KindThresholds {
+			if !(t >= 0 && t <= 1) {
+				return bad("kind_thresholds[%q] %v outside [0, 1]", kind, t)
+			}
 		}
 		if in.Shape[1].Fixed() && in.Shape[1].Size != int64(len(m.Features.Names)) {
 			return bad("input %q has %d features, features.names lists %d", in.Name, in.Shape[1].Size, len(m.Features.Names))

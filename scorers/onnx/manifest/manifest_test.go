@@ -75,6 +75,11 @@ func TestLoadErrors(t *testing.T) {
 		  "inputs": [{"name": "input_ids", "role": "input_ids", "type": "float32", "shape": ["b", "s"]}],
 		  "outputs": [{"name": "logits", "role": "scores", "type": "float32", "shape": ["b"]}],
 		  "cross_encoder": {"tokenizer": "t.json"}}`, "int64"},
+		{"kind threshold out of range", `{
+		  "name": "m", "version": "1", "family": "line-features",
+		  "inputs": [{"name": "features", "role": "features", "type": "float32", "shape": ["N", 2]}],
+		  "outputs": [{"name": "relevance", "role": "scores", "type": "float32", "shape": ["N"]}],
+		  "features": {"version": "v", "names": ["a", "b"], "kind_thresholds": {"logs": 1.5}}}`, `kind_thresholds["logs"]`},
 		{"bad dimension", `{"name": "m", "version": "1", "family": "line-features",
 		  "inputs": [{"name": "features", "role": "features", "type": "float32", "shape": ["N", -1]}]}`, "dimension"},
 	}

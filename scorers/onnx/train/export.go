@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,7 +26,7 @@ const (
 )
 
 // Manifest describes an exported MLP.
-func Manifest(m *Model, threshold float64, name, version string, training map[string]any) *manifest.Manifest {
+func Manifest(m *Model, threshold float64, kindThresholds map[string]float64, name, version string, training map[string]any) *manifest.Manifest {
 	return &manifest.Manifest{
 		Name:        name,
 		Version:     version,
@@ -37,7 +38,7 @@ func Manifest(m *Model, threshold float64, name, version string, training map[st
 			Shape: []manifest.Dim{{Param: "N"}, {Size: int64(m.F)}}}},
 		Outputs: []manifest.Tensor{{Name: OutputName, Role: manifest.RoleScores, Type: "float32",
 			Shape: []manifest.Dim{{Param: "N"}}}},
-		Features: &manifest.Features{Version: linefeat.Version, Names: append([]string(nil), linefeat.Names...)},
+		Features: &manifest.Features{Version: linefeat.Version, Names: append([]string(nil), linefeat.Names...), KindThresholds: kindThresholds},
 		Training: training,
 	}
 }
@@ -54,7 +55,7 @@ func (r *Result) Write(dir string, cfg Config, command string) error {
 		"frozen_kinds": cfg.FrozenKinds, "structural_kinds": cfg.StructuralKinds, "linear_kinds": cfg.LinearKinds,
 		"trees": cfg.Trees, "tree_kinds": cfg.TreeKinds, "tree_depth": cfg.Depth, "tree_shrink": cfg.Shrink, "tree_lambda": cfg.Lambda,
 	}
-	man := Manifest(r.Model, r.Threshold, ModelName, ModelVersion, training)
+	man := Manifest(r.Model, r.Threshold, r.KindThresholds, ModelName, ModelVersion, training)
 	if err := man.Validate(); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
@@ -130,7 +131,16 @@ func (r *Result) Card(cfg Config, command string) string {
 	}
 	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "Default keep threshold: %.4f (the highest, over source kinds, of the score above which %.0f%% of the lines\n", r.Threshold, 100*cfg.KeepShare)
-	b.WriteString("lie on the kind's median training case; natural mode only, budget mode ranks by score).\n\n")
+	b.WriteString("lie on the kind's median training case; natural mode only, budget mode ranks by score).")
+	if len(r.KindThresholds) > 0 {
+		kinds := slices.Sorted(maps.Keys(r.KindThresholds))
+		parts := make([]string, len(kinds))
+		for i, k := range kinds {
+			parts[i] = fmt.Sprintf("%s %.4g", k, r.KindThresholds[k])
+		}
+		fmt.Fprintf(&b, "\nPer kind (`features.kind_thresholds`): %s: a frozen expert is its base scorer and keeps its threshold.", strings.Join(parts, ", "))
+	}
+	b.WriteString("\n\n")
 	b.WriteString("## Data\n\n")
 	files := make([]string, 0, len(r.Files))
 	for f := range r.Files {

@@ -9,7 +9,9 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/linefeat"
+	"github.com/mcp-pruner/mcp-pruner/scorers/structural"
 )
 
 // Config is a training run's hyper-parameters. The zero value is not useful; start from
@@ -397,12 +399,13 @@ func standardise(data []*caseData, F int) (mean, std []float32) {
 	return mean, std
 }
 
-// threshold picks the keep threshold: for each source kind, the score above which share of
-// the lines lie on its median training case (estimated from the weighted samples); then the
-// highest of those, so no kind keeps much more than share in natural mode. Experts are
-// calibrated differently (untrained ones return the heuristic's scores), and a manifest holds
-// one threshold.
-func threshold(m *Model, data []*caseData, share float64) float64 {
+// threshold picks the keep thresholds. The default: for each source kind, the score above
+// which share of the lines lie on its median training case (estimated from the weighted
+// samples), and the highest of those, so no kind keeps much more than share in natural mode.
+// Per kind: a frozen expert is its base scorer, so requests of its kind get that scorer's own
+// threshold and the model prunes them in natural mode exactly as the base scorer does.
+func threshold(m *Model, data []*caseData, cfg Config) (float64, map[string]float64) {
+	share := cfg.KeepShare
 	perKind := map[int][]float64{}
 	for _, d := range data {
 		n := d.rows()
@@ -434,9 +437,19 @@ func threshold(m *Model, data []*caseData, share float64) float64 {
 		t = math.Max(t, qs[len(qs)/2])
 	}
 	if t <= 0 || t >= 1 {
-		return 0.5
+		t = 0.5
 	}
-	return math.Round(t*1e4) / 1e4
+	var kinds map[string]float64
+	for _, kind := range cfg.FrozenKinds {
+		if kinds == nil {
+			kinds = map[string]float64{}
+		}
+		kinds[kind] = heuristic.Threshold
+		if slices.Contains(cfg.StructuralKinds, kind) {
+			kinds[kind] = structural.Threshold
+		}
+	}
+	return math.Round(t*1e4) / 1e4, kinds
 }
 
 func growTo(s []float64, n int) []float64 {

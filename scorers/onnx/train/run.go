@@ -36,6 +36,8 @@ type Options struct {
 type Result struct {
 	Model     *Model
 	Threshold float64
+	// KindThresholds are the per-kind keep thresholds (manifest features.kind_thresholds).
+	KindThresholds map[string]float64
 	// CV holds one row per scorer, data file and budget, macro-averaged over held-out cases.
 	CV []CVRow
 	// Paired compares the model with each baseline case by case over the held-out folds.
@@ -116,7 +118,7 @@ func Run(ctx context.Context, cases []benchmarks.Case, opts Options) (*Result, e
 		return nil, fmt.Errorf("train: %w", err)
 	}
 	res.Model = m
-	res.Threshold = threshold(m, data, cfg.KeepShare)
+	res.Threshold, res.KindThresholds = threshold(m, data, cfg)
 	logf("final model: %d cases in %s, threshold %.4f", len(data), time.Since(t0).Round(time.Millisecond), res.Threshold)
 	return res, nil
 }
@@ -154,7 +156,8 @@ func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseDat
 			return nil, nil, fmt.Errorf("train: fold %d: %w", f, err)
 		}
 		reg := engine.NewRegistry()
-		reg.Register(ModelScorerName, &Scorer{Model: m, Thresh: threshold(m, train, opts.Config.KeepShare)})
+		t, kinds := threshold(m, train, opts.Config)
+		reg.Register(ModelScorerName, &Scorer{Model: m, Thresh: t, KindThresh: kinds})
 		names := []string{ModelScorerName}
 		for _, b := range opts.Baselines {
 			s, err := opts.Registry.Get(ctx, b)
@@ -239,6 +242,9 @@ func (k cvKey) compare(o cvKey) int {
 type Scorer struct {
 	Model  *Model
 	Thresh float64
+	// KindThresh replaces Thresh for requests of a listed source kind, as the exported
+	// manifest's kind_thresholds do in the onnx scorer.
+	KindThresh map[string]float64
 }
 
 var (
@@ -252,7 +258,11 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 	if err != nil {
 		return nil, err
 	}
-	return &engine.ScoreResponse{Scores: s.Model.Predict(m.X, m.N), Focus: m.Focus}, nil
+	resp := &engine.ScoreResponse{Scores: s.Model.Predict(m.X, m.N), Focus: m.Focus}
+	if t, ok := s.KindThresh[m.Kind()]; ok {
+		resp.Threshold = &t
+	}
+	return resp, nil
 }
 
 // Describe implements engine.Describer.
