@@ -116,12 +116,10 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		}
 		return s.fallback.ScoreWithAnalysis(ctx, req)
 	}
-	// deferTo answers as the heuristic scorer would (its Score, damped comments included).
-	deferTo := func(warn string) (*engine.ScoreResponse, error) {
-		resp, a, err := heur()
-		if err != nil {
-			return nil, err
-		}
+	// asHeuristic answers with the heuristic's evidence as the heuristic scorer would: its
+	// Score (damped comments included) and its threshold, so natural mode keeps what the
+	// heuristic would keep.
+	asHeuristic := func(resp *engine.ScoreResponse, a *heuristic.Analysis, warn string) *engine.ScoreResponse {
 		if heuristic.IsCode(req.SourceType) {
 			resp.Scores = slices.Clone(resp.Scores) // h belongs to the caller
 			heuristic.DampComments(a.Query, req.Lines, resp.Scores)
@@ -129,7 +127,16 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		if warn != "" {
 			resp.Warnings = append(resp.Warnings, warn)
 		}
-		return resp, nil
+		t := heuristic.Threshold
+		resp.Threshold = &t
+		return resp
+	}
+	deferTo := func(warn string) (*engine.ScoreResponse, error) {
+		resp, a, err := heur()
+		if err != nil {
+			return nil, err
+		}
+		return asHeuristic(resp, a, warn), nil
 	}
 	if req.SourceType == engine.SourceLogs {
 		return deferTo("")
@@ -158,8 +165,7 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 			return nil, err
 		}
 		if warn != "" {
-			h.Warnings = append(h.Warnings, warn)
-			return h, nil
+			return asHeuristic(h, a, warn), nil
 		}
 	}
 	if err := ctx.Err(); err != nil {

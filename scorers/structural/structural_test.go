@@ -294,6 +294,17 @@ func TestFallback(t *testing.T) {
 			if tt.check != nil {
 				tt.check(t, resp)
 			}
+			// Every fallback answers as the heuristic scorer would, its threshold included;
+			// structure leaves the threshold to the scorer's default.
+			if tt.name == "valid code uses structure" {
+				assert.Nil(t, resp.Threshold)
+				return
+			}
+			h, err := heuristic.New().Score(context.Background(), &tt.req)
+			require.NoError(t, err)
+			assert.Equal(t, h.Scores, resp.Scores)
+			require.NotNil(t, resp.Threshold)
+			assert.Equal(t, heuristic.Threshold, *resp.Threshold)
 		})
 	}
 }
