@@ -23,6 +23,7 @@ func FuzzPrune(f *testing.F) {
 	f.Add("a\r\nb\x00\n\xff\xfe\n⟦NO_PRUNE_BEGIN⟧\nx\n", "b", uint8(0), uint8(255), uint8(0), uint16(0), uint8(0))
 	f.Add("", "", uint8(1), uint8(0), uint8(1), uint16(5), uint8(3))
 	f.Add("```\nx\n```\n# h\n", "x", uint8(2), uint8(128), uint8(1), uint16(0), uint8(1))
+	f.Add("alpha\nbeta\ngamma\ndelta\n", "beta", uint8(0), uint8(200), uint8(0), uint16(0), uint8(4|16))
 
 	fx := newFixture(f, 4096)
 	sources := []engine.SourceType{engine.SourceCode, engine.SourceLogs, engine.SourceDocs}
@@ -37,6 +38,9 @@ func FuzzPrune(f *testing.F) {
 		scorer := "keyword"
 		if flags&4 != 0 {
 			scorer = "hash"
+			if flags&16 != 0 {
+				scorer = "hashthreshold"
+			}
 		}
 		req := &engine.Request{Text: text, GoalHint: goal, SourceType: sources[int(st)%3], Options: o, Scorer: scorer, TokenBudget: int(budget)}
 		if flags&8 != 0 {

@@ -50,6 +50,22 @@ func (hashScorer) Score(_ context.Context, r *engine.ScoreRequest) (*engine.Scor
 	return &engine.ScoreResponse{Scores: out, Focus: []string{"x"}}, nil
 }
 
+// hashThresholdScorer is hashScorer with a per-request threshold drawn from the goal, for
+// fuzzing the engine with scorers that set their own threshold.
+type hashThresholdScorer struct{}
+
+func (hashThresholdScorer) Score(ctx context.Context, r *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+	resp, err := hashScorer{}.Score(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	h := fnv.New32a()
+	h.Write([]byte(r.Goal))
+	t := float64(h.Sum32()%101) / 100
+	resp.Threshold = &t
+	return resp, nil
+}
+
 type funcScorer func(ctx context.Context, r *engine.ScoreRequest) (*engine.ScoreResponse, error)
 
 func (f funcScorer) Score(ctx context.Context, r *engine.ScoreRequest) (*engine.ScoreResponse, error) {
@@ -111,6 +127,7 @@ func newFixture(t testing.TB, maxChars int) *fixture {
 	reg := engine.NewRegistry()
 	reg.Register("keyword", keywordScorer{})
 	reg.Register("hash", hashScorer{})
+	reg.Register("hashthreshold", hashThresholdScorer{})
 	for name, s := range faulty {
 		reg.Register(name, s)
 	}
