@@ -118,7 +118,7 @@ func CommentLines(lines []string) []bool {
 	out := make([]bool, len(lines))
 	var closer string // the end of the block comment or docstring we are in
 	for i, l := range lines {
-		t := strings.TrimSpace(l)
+		t := trimLeftASCII(l)
 		if closer != "" {
 			out[i] = true
 			if strings.Contains(t, closer) {
@@ -126,8 +126,15 @@ func CommentLines(lines []string) []bool {
 			}
 			continue
 		}
+		if t == "" {
+			continue
+		}
+		switch t[0] {
+		case '/', '-', ';', '#', '<', '"', '\'', 'r':
+		default:
+			continue // most lines of code: no comment starts with their first byte
+		}
 		switch {
-		case t == "":
 		case strings.HasPrefix(t, "//"), strings.HasPrefix(t, "--"), strings.HasPrefix(t, ";"):
 			out[i] = true
 		case strings.HasPrefix(t, "#"):
@@ -153,6 +160,15 @@ func CommentLines(lines []string) []bool {
 		}
 	}
 	return out
+}
+
+// trimLeftASCII drops leading ASCII white space (the indentation of code).
+func trimLeftASCII(l string) string {
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r' || l[i] == '\v' || l[i] == '\f') {
+		i++
+	}
+	return l[i:]
 }
 
 func isPreprocessor(t string) bool {
