@@ -47,21 +47,23 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 	if err != nil {
 		return nil, err
 	}
-	if IsCode(req.SourceType) {
-		DampComments(a.Query, req.Lines, resp.Scores)
-	}
+	Finish(req, resp, a)
 	return resp, nil
 }
 
-// IsCode reports whether a source type is scored as code (anything but logs and docs).
-func IsCode(t engine.SourceType) bool {
-	return t != engine.SourceLogs && t != engine.SourceDocs
+// Finish turns ScoreWithAnalysis's answer into Score's, in place: comment lines of code are
+// damped (DampComments). A scorer that answers as the heuristic from its evidence
+// (structural's fallbacks) calls it too.
+func Finish(req *engine.ScoreRequest, resp *engine.ScoreResponse, a *Analysis) {
+	if req.SourceType != engine.SourceLogs && req.SourceType != engine.SourceDocs {
+		DampComments(a.Query, req.Lines, resp.Scores)
+	}
 }
 
 // ScoreWithAnalysis is Score that also returns the Analysis it built, so a scorer that
 // builds on the heuristic (structural) does not analyse the goal and the lines twice. Its
-// code scores are the line evidence before DampComments, which Score applies last and a
-// scorer building on these applies to its own blend.
+// code scores are the line evidence before Finish, which Score applies last and a scorer
+// building on these applies (or its own damping) to its own answer.
 func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, *Analysis, error) {
 	q := s.goals.parse(req.Goal)
 	var a *Analysis

@@ -120,10 +120,8 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 	// Score (damped comments included) and its threshold, so natural mode keeps what the
 	// heuristic would keep.
 	asHeuristic := func(resp *engine.ScoreResponse, a *heuristic.Analysis, warn string) *engine.ScoreResponse {
-		if heuristic.IsCode(req.SourceType) {
-			resp.Scores = slices.Clone(resp.Scores) // h belongs to the caller
-			heuristic.DampComments(a.Query, req.Lines, resp.Scores)
-		}
+		resp.Scores = slices.Clone(resp.Scores) // h belongs to the caller
+		heuristic.Finish(req, resp, a)
 		if warn != "" {
 			resp.Warnings = append(resp.Warnings, warn)
 		}

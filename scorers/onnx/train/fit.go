@@ -440,10 +440,10 @@ func threshold(m *Model, data []*caseData, cfg Config) (float64, map[string]floa
 		t = 0.5
 	}
 	var kinds map[string]float64
+	if len(cfg.FrozenKinds) > 0 {
+		kinds = make(map[string]float64, len(cfg.FrozenKinds))
+	}
 	for _, kind := range cfg.FrozenKinds {
-		if kinds == nil {
-			kinds = map[string]float64{}
-		}
 		kinds[kind] = heuristic.Threshold
 		if slices.Contains(cfg.StructuralKinds, kind) {
 			kinds[kind] = structural.Threshold
