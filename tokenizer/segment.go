@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"runtime"
 	"strings"
 	"unicode/utf8"
 )
@@ -33,7 +34,7 @@ func (e *Encoder) Count(s string) int {
 		s = string([]rune(s)) // what tiktoken-go's regexp2 matching sees
 	}
 	if len(s) < minCachedText || !e.texts.fits(len(s)) {
-		return e.countSegments(s)
+		return e.countHalves(s)
 	}
 	// Whole texts come back (an original re-read, the same pruned output): one hash
 	// of the text replaces a lookup per line.
@@ -41,9 +42,62 @@ func (e *Encoder) Count(s string) int {
 	if ce, ok := e.texts.get(h, s); ok {
 		return int(ce.n)
 	}
-	n := e.countSegments(s)
+	n := e.countHalves(s)
 	e.texts.put(h, s, n, -1)
 	return n
+}
+
+// parallelText is the shortest text whose halves are counted at once, on two cores: a
+// text never seen costs about 17 ns a byte (6.5 ms for 10,000 lines of code), and it is on
+// the path of a prune's answer.
+const parallelText = 128 << 10
+
+// countHalves is countSegments, with the two halves of a long text counted at once when
+// there is a second core. The halves meet at a split point, so the sum is exact.
+func (e *Encoder) countHalves(s string) int {
+	if len(s) < parallelText || runtime.GOMAXPROCS(0) < 2 {
+		return e.countSegments(s)
+	}
+	p := e.splitNear(s, len(s)/2)
+	if p <= 0 {
+		return e.countSegments(s)
+	}
+	type half struct {
+		n     int
+		panic any
+	}
+	done := make(chan half, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- half{panic: v}
+			}
+		}()
+		done <- half{n: e.countSegments(s[p:])}
+	}()
+	n := e.countSegments(s[:p])
+	h := <-done
+	if h.panic != nil {
+		panic(h.panic) // the caller's, as if counted here
+	}
+	return n + h.n
+}
+
+// splitNear returns the first split point at or after from, within 64 KiB, or 0.
+func (e *Encoder) splitNear(s string, from int) int {
+	end := min(len(s), from+64<<10)
+	for i := from; i < end; {
+		q := strings.IndexByte(s[i:end], '\n')
+		if q < 0 {
+			return 0
+		}
+		p := i + q + 1
+		if p < len(s) && e.splitsAt(s, p) {
+			return p
+		}
+		i = p
+	}
+	return 0
 }
 
 // CountLine returns Count(line + "\n") without building that string: the cost of a
@@ -101,7 +155,10 @@ func (e *Encoder) segment(key string, nl bool) int {
 	h := e.segs.hash(key)
 	ce, ok := e.segs.get(h, key)
 	if !ok {
-		n, withNL := e.countPair(key)
+		n, withNL, fast := e.countNumbered(key)
+		if !fast {
+			n, withNL = e.countPair(key)
+		}
 		ce = cacheEntry{n: int32(n), nl: int32(withNL)}
 		e.segs.put(h, key, n, withNL)
 	}

@@ -1,0 +1,97 @@
+package tokenizer
+
+// Numbered lines. A pruned text with line numbers is made of lines "N│ R" where R is a line
+// of the original, whose counts the segment cache already holds (the engine prices every
+// original line before it renders the output). Counting such a line again from scratch was
+// the largest cost of a prune of a text never seen: its BPE merges are R's, shifted by the
+// prefix. countNumbered reuses R's counts instead, exactly:
+//
+//   - No pre-token crosses the end of "N│": one starting at a digit holds only digits
+//     (\p{N}{1,3}), and "│" is a symbol run that stops at the blank after it. This is not
+//     assumed but checked: the scanner must find a piece boundary there.
+//   - The rest, " "+R, differs from R only in its first pre-tokens: both are scanned side by
+//     side until they reach a common piece boundary q. The patterns have no look-behind, so
+//     from q on the pre-tokens of " "+R and of R are the same, and
+//     count(" "+R) = count(its pieces before q) + count(R) − count(R's pieces before q).
+//   - The same holds with a '\n' appended, as long as q comes no later than the start of
+//     R's trailing whitespace run (or its last byte): appending a '\n' changes only the
+//     pre-token holding that position (see countPair), which then starts at or after q.
+//
+// Anything else (no cached R, no common boundary within a few pieces, a line break inside
+// R) falls back to counting the segment whole. TestCountNumbered and FuzzCountNumbered
+// check the result against tiktoken-go.
+
+// linePrefixSep is what follows the line number: "│ " (U+2502 and a blank).
+const linePrefixSep = "\u2502 "
+
+// minNumberedRest is the shortest R worth the detour: shorter lines count fast anyway.
+const minNumberedRest = 16
+
+// maxSyncPieces bounds the pre-tokens scanned looking for a common boundary.
+const maxSyncPieces = 8
+
+// countNumbered returns the counts of key and key+"\n" from the cached counts of R when
+// key is "N│ R" (N decimal digits) and R's counts are cached; ok is false otherwise.
+func (e *Encoder) countNumbered(key string) (n, nl int, ok bool) {
+	d := 0
+	for d < len(key) && d < 10 && key[d] >= '0' && key[d] <= '9' {
+		d++
+	}
+	if d == 0 || len(key) < d+len(linePrefixSep)+minNumberedRest || key[d:d+len(linePrefixSep)] != linePrefixSep {
+		return 0, 0, false
+	}
+	p0 := d + len(linePrefixSep) - 1 // where " "+R starts
+	r := key[p0+1:]
+	for i := 0; i < len(r); i++ {
+		if r[i] == '\n' {
+			return 0, 0, false
+		}
+	}
+	ce, cached := e.segs.get(e.segs.hash(r), r)
+	if !cached || ce.nl < 0 {
+		return 0, 0, false
+	}
+
+	// "N│": its pieces must end exactly at p0.
+	sk := scanner{s: key, tab: e.tab}
+	prefix := 0
+	i := 0
+	for i < p0 {
+		j := e.next(&sk, i)
+		if j > p0 {
+			return 0, 0, false
+		}
+		prefix += e.countPiece(key[i:j])
+		i = j
+	}
+
+	// " "+R against R, side by side, until a common boundary: k in key, k-p0-1 in r.
+	target := e.trailingSpace(r)
+	if target == len(r) {
+		target = len(r) - 1
+	}
+	sr := scanner{s: r, tab: e.tab}
+	k, m := p0, 0 // next piece starts: in key, in r
+	ck, cr := 0, 0
+	for steps := 0; steps < 2*maxSyncPieces; steps++ {
+		if k > p0 && k-p0-1 == m {
+			if m > target {
+				return 0, 0, false
+			}
+			return prefix + ck + int(ce.n) - cr, prefix + ck + int(ce.nl) - cr, true
+		}
+		if k-p0-1 < m {
+			j := e.next(&sk, k)
+			ck += e.countPiece(key[k:j])
+			k = j
+		} else {
+			j := e.next(&sr, m)
+			cr += e.countPiece(r[m:j])
+			m = j
+		}
+		if m > target {
+			return 0, 0, false
+		}
+	}
+	return 0, 0, false
+}
