@@ -30,6 +30,12 @@ var (
 	reFence      = regexp.MustCompile("^\\s{0,3}(```+|~~~+)")
 )
 
+// protection is protect's answer for one text.
+type protection struct {
+	prot     []uint8
+	joinPrev []bool
+}
+
 // protect returns each line's protection level and the atomic units (spans kept or cut
 // whole) for a source type: joinPrev[i] means line i belongs to the same unit as line i-1.
 func protect(lines []string, st SourceType) (prot []uint8, joinPrev []bool) {

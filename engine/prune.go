@@ -220,9 +220,11 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	}()
 
 	lines := ls.content()
+	// The protection rules need only the lines: they run while the scorer works.
+	var pr protection
 	resp, scoreErr := callScorer(ctx, scorer, &ScoreRequest{
 		Lines: lines, Goal: req.GoalHint, SourceType: req.SourceType, Path: req.Path, Language: req.Language,
-	})
+	}, func() { pr.prot, pr.joinPrev = protect(lines, req.SourceType) })
 	c := <-before
 	tokensBefore := c.total
 	if tokensBefore < 0 {
@@ -248,7 +250,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	if req.Threshold != nil {
 		threshold = *req.Threshold
 	}
-	res = e.selectAndRender(ls, lines, req, resp, threshold, id, tokensBefore, c.costs)
+	res = e.selectAndRender(ls, lines, pr, req, resp, threshold, id, tokensBefore, c.costs)
 	if ctx.Err() != nil {
 		return e.fallback(id, req.Text, start, tokensBefore, WarnTimeout), nil
 	}
@@ -282,8 +284,9 @@ func (e *Engine) tooLarge(text string) bool {
 }
 
 // callScorer runs the scorer so that a panic, a hang past the deadline or garbage scores all
-// come back as errors.
-func callScorer(ctx context.Context, s Scorer, req *ScoreRequest) (*ScoreResponse, error) {
+// come back as errors. meanwhile (if not nil) runs on the caller's goroutine while the
+// scorer works; a panic in it is the caller's.
+func callScorer(ctx context.Context, s Scorer, req *ScoreRequest, meanwhile func()) (*ScoreResponse, error) {
 	type outcome struct {
 		resp *ScoreResponse
 		err  error
@@ -298,6 +301,9 @@ func callScorer(ctx context.Context, s Scorer, req *ScoreRequest) (*ScoreRespons
 		r, err := s.Score(ctx, req)
 		done <- outcome{r, err}
 	}()
+	if meanwhile != nil {
+		meanwhile()
+	}
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -338,10 +344,10 @@ func validScores(r *ScoreResponse, n int) error {
 
 // selectAndRender applies the rules and constraints and renders the result. lineCost holds
 // each line's price (lineCosts), to which it adds the line-number prefixes'.
-func (e *Engine) selectAndRender(ls lineSet, lines []string, req *Request, resp *ScoreResponse, threshold float64, id string, tokensBefore int, lineCost []int) *Result {
+func (e *Engine) selectAndRender(ls lineSet, lines []string, pr protection, req *Request, resp *ScoreResponse, threshold float64, id string, tokensBefore int, lineCost []int) *Result {
 	n := len(lines)
 	o := req.Options
-	prot, joinPrev := protect(lines, req.SourceType)
+	prot, joinPrev := pr.prot, pr.joinPrev
 	if o.AnnotateLines {
 		for i, l := range ls.raw {
 			lineCost[i] += prefixCost(i+1, l)
