@@ -102,6 +102,19 @@ func TestPruneRules(t *testing.T) {
 			goal: "needle", st: engine.SourceCode, opts: opts(1, 0),
 			keep: []int{10, 15, 20}, warnings: []string{engine.WarnTokenBudgetExceeded},
 		},
+		{
+			// Long texts get their protection while the scorer works (overlapLines).
+			name: "NO_PRUNE regions are kept in a long text",
+			text: longLines(2500, map[int]string{1200: "⟦NO_PRUNE_BEGIN⟧", 1205: "secret sauce", 1210: "⟦NO_PRUNE_END⟧", 2000: "needle"}),
+			goal: "needle", st: engine.SourceLogs, opts: opts(1, 0),
+			keep: []int{1200, 1205, 1210, 2000}, cut: []int{5, 1199, 1211, 2400},
+		},
+		{
+			name: "NO_PRUNE in a long text survives a token budget",
+			text: longLines(2500, map[int]string{1200: "⟦NO_PRUNE_BEGIN⟧", 1210: "⟦NO_PRUNE_END⟧"}),
+			goal: "needle", st: engine.SourceCode, opts: opts(1, 0),
+			keep: []int{1200, 1205, 1210}, cut: []int{5, 2400}, warnings: []string{engine.WarnTokenBudgetExceeded},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
