@@ -221,8 +221,8 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 
 	lines := ls.content()
 	// The protection rules need only the lines: on a long text they run while the scorer
-	// works. On a short one the overlap gains nothing and costs a busy server a runnable
-	// goroutine (HTTP p99 at 32 clients rose with it).
+	// works (a millisecond at 10,000 lines). On a short one the overlap would gain
+	// microseconds and put one more runnable goroutine on a busy server's cores.
 	var pr protection
 	var meanwhile func()
 	overlap := len(lines) >= overlapLines
