@@ -1,5 +1,7 @@
 package tokenizer
 
+import "strings"
+
 // Numbered lines. A pruned text with line numbers is made of lines "N│ R" where R is a line
 // of the original, whose counts the segment cache already holds (the engine prices every
 // original line before it renders the output). Counting such a line again from scratch was
@@ -42,10 +44,8 @@ func (e *Encoder) countNumbered(key string) (n, nl int, ok bool) {
 	}
 	p0 := d + len(linePrefixSep) - 1 // where " "+R starts
 	r := key[p0+1:]
-	for i := 0; i < len(r); i++ {
-		if r[i] == '\n' {
-			return 0, 0, false
-		}
+	if strings.IndexByte(r, '\n') >= 0 {
+		return 0, 0, false
 	}
 	ce, cached := e.segs.get(e.segs.hash(r), r)
 	if !cached || ce.nl < 0 {
@@ -66,10 +66,7 @@ func (e *Encoder) countNumbered(key string) (n, nl int, ok bool) {
 	}
 
 	// " "+R against R, side by side, until a common boundary: k in key, k-p0-1 in r.
-	target := e.trailingSpace(r)
-	if target == len(r) {
-		target = len(r) - 1
-	}
+	target := e.newlineReach(r)
 	sr := scanner{s: r, tab: e.tab}
 	k, m := p0, 0 // next piece starts: in key, in r
 	ck, cr := 0, 0

@@ -178,10 +178,7 @@ func (e *Encoder) countPair(x string) (n, nl int) {
 	if x == "" {
 		return 0, e.countPlain("\n")
 	}
-	target := e.trailingSpace(x)
-	if target == len(x) {
-		target = len(x) - 1
-	}
+	target := e.newlineReach(x)
 	sc := scanner{s: x, tab: e.tab}
 	b, before := 0, 0
 	for i := 0; i < len(x); {
@@ -195,8 +192,9 @@ func (e *Encoder) countPair(x string) (n, nl int) {
 	return n, before + e.countPlain(x[b:]+"\n")
 }
 
-// trailingSpace returns the start of x's trailing whitespace run (len(x) if none).
-func (e *Encoder) trailingSpace(x string) int {
+// newlineReach returns the first byte of non-empty x whose pre-token a '\n' appended to x
+// can change: the start of x's trailing whitespace run, or x's last byte when it has none.
+func (e *Encoder) newlineReach(x string) int {
 	t := len(x)
 	for t > 0 {
 		r, size := utf8.DecodeLastRuneInString(x[:t])
@@ -210,6 +208,9 @@ func (e *Encoder) trailingSpace(x string) int {
 			break
 		}
 		t -= size
+	}
+	if t == len(x) {
+		return len(x) - 1
 	}
 	return t
 }
