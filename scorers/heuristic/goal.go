@@ -33,11 +33,10 @@ type Query struct {
 }
 
 var (
-	reFence     = regexp.MustCompile("(?s)```.*?```")
-	reBacktick  = regexp.MustCompile("`[^`\n]+`")
-	reFrame     = regexp.MustCompile(`File "([^"]+)", line \d+, in (\w+)`)
-	reIdent     = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(\()?`)
-	reQuotedMsg = regexp.MustCompile(`"([^"\n]{8,120})"|'([^'\n]{8,120})'`)
+	reFence    = regexp.MustCompile("(?s)```.*?```")
+	reBacktick = regexp.MustCompile("`[^`\n]+`")
+	reFrame    = regexp.MustCompile(`File "([^"]+)", line \d+, in (\w+)`)
+	reIdent    = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(\()?`)
 )
 
 // ParseGoal extracts weighted terms from a goal: identifiers split into parts, whole
@@ -154,7 +153,6 @@ func parseGoal(goal string) *Query {
 	for _, id := range reIdent.FindAllString(goal, -1) {
 		addIdent(id, 1.0, false, false)
 	}
-	_ = reQuotedMsg
 
 	q := &Query{AboutComments: AboutComments(goal)}
 	for t, a := range terms {
