@@ -3,12 +3,13 @@ package tokenizer
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// FuzzCount checks Count and CountLine against tiktoken-go for both encodings,
+// FuzzCount checks CountLines, Count and CountLine against tiktoken-go for both encodings,
 // cold and warm, and the one-pass count of x and x+"\n". Seeds: the known-count table and
 // testdata/seeds (code, logs with ANSI escapes and \r, unicode, invalid UTF-8 and
 // NUL bytes, contractions, whitespace kinds).
@@ -28,6 +29,13 @@ func FuzzCount(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, e := range encs {
 			want := refCount(t, e.name, s)
+			total, costs := e.CountLines(s) // first, so its lines are new
+			require.Equal(t, want, total, "%s lines' total", e.name)
+			if s != "" {
+				for i, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+					require.Equal(t, refCount(t, e.name, l+"\n"), costs[i], "%s line %d", e.name, i)
+				}
+			}
 			require.Equal(t, want, e.Count(s), "%s cold", e.name)
 			require.Equal(t, want, e.Count(s), "%s warm", e.name)
 			require.Equal(t, refCount(t, e.name, s+"\n"), e.CountLine(s), "%s line", e.name)
