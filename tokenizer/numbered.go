@@ -1,6 +1,9 @@
 package tokenizer
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Numbered lines. A pruned text with line numbers is made of lines "N│ R" where R is a line
 // of the original, whose counts the segment cache already holds (the engine prices every
@@ -35,21 +38,60 @@ const maxSyncPieces = 8
 // countNumbered returns the counts of key and key+"\n" from the cached counts of R when
 // key is "N│ R" (N decimal digits) and R's counts are cached; ok is false otherwise.
 func (e *Encoder) countNumbered(key string) (n, nl int, ok bool) {
+	p0 := numberedRest(key)
+	if p0 < 0 || len(key)-p0-1 < minNumberedRest {
+		return 0, 0, false
+	}
+	r := key[p0+1:]
+	ce, cached := e.segs.get(e.segs.hash(r), r)
+	if !cached || ce.nl < 0 {
+		return 0, 0, false
+	}
+	delta, ok := e.numberedDelta(key, p0)
+	if !ok {
+		return 0, 0, false
+	}
+	return delta + int(ce.n), delta + int(ce.nl), true
+}
+
+// CountNumberedLine returns CountLine(numbered) for a line "N│ R" (N decimal digits, R
+// without '\n') whose R the caller has priced: restNL must be CountLine(R). It needs no
+// cache lookup, so a caller that prices an original's lines (CountLines) counts their
+// line-numbered rendering at the cost of scanning each line's first pieces. Any other line
+// is counted by CountLine.
+func (e *Encoder) CountNumberedLine(numbered string, restNL int) int {
+	if p0 := numberedRest(numbered); p0 >= 0 && utf8.ValidString(numbered) {
+		if delta, ok := e.numberedDelta(numbered, p0); ok {
+			return delta + restNL
+		}
+	}
+	return e.CountLine(numbered)
+}
+
+// numberedRest returns the index of the blank of linePrefixSep in key, where " "+R starts,
+// when key is "N│ R" with N of 1 to 10 decimal digits and R without '\n'; else -1.
+func numberedRest(key string) int {
 	d := 0
 	for d < len(key) && d < 10 && key[d] >= '0' && key[d] <= '9' {
 		d++
 	}
-	if d == 0 || len(key) < d+len(linePrefixSep)+minNumberedRest || key[d:d+len(linePrefixSep)] != linePrefixSep {
-		return 0, 0, false
+	if d == 0 || len(key) < d+len(linePrefixSep) || key[d:d+len(linePrefixSep)] != linePrefixSep {
+		return -1
 	}
-	p0 := d + len(linePrefixSep) - 1 // where " "+R starts
+	p0 := d + len(linePrefixSep) - 1
+	if strings.IndexByte(key[p0+1:], '\n') >= 0 {
+		return -1
+	}
+	return p0
+}
+
+// numberedDelta returns count(key) − count(R), which is also count(key+"\n") −
+// count(R+"\n"), for key "N│ R" with " "+R starting at p0 (see numberedRest); ok is false
+// when the pieces do not allow it (see the file's comment).
+func (e *Encoder) numberedDelta(key string, p0 int) (delta int, ok bool) {
 	r := key[p0+1:]
-	if strings.IndexByte(r, '\n') >= 0 {
-		return 0, 0, false
-	}
-	ce, cached := e.segs.get(e.segs.hash(r), r)
-	if !cached || ce.nl < 0 {
-		return 0, 0, false
+	if r == "" {
+		return 0, false
 	}
 
 	// "N│": its pieces must end exactly at p0.
@@ -59,7 +101,7 @@ func (e *Encoder) countNumbered(key string) (n, nl int, ok bool) {
 	for i < p0 {
 		j := e.next(&sk, i)
 		if j > p0 {
-			return 0, 0, false
+			return 0, false
 		}
 		prefix += e.countPiece(key[i:j])
 		i = j
@@ -73,9 +115,9 @@ func (e *Encoder) countNumbered(key string) (n, nl int, ok bool) {
 	for steps := 0; steps < 2*maxSyncPieces; steps++ {
 		if k > p0 && k-p0-1 == m {
 			if m > target {
-				return 0, 0, false
+				return 0, false
 			}
-			return prefix + ck + int(ce.n) - cr, prefix + ck + int(ce.nl) - cr, true
+			return prefix + ck - cr, true
 		}
 		if k-p0-1 < m {
 			j := e.next(&sk, k)
@@ -87,8 +129,8 @@ func (e *Encoder) countNumbered(key string) (n, nl int, ok bool) {
 			m = j
 		}
 		if m > target {
-			return 0, 0, false
+			return 0, false
 		}
 	}
-	return 0, 0, false
+	return 0, false
 }

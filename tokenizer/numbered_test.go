@@ -37,8 +37,9 @@ func numberedLines(tb testing.TB) []string {
 }
 
 // TestCountNumbered: a line "N│ R" counts as tiktoken-go counts it, with and without its
-// line break, whether R was counted before (the fast path) or not; and on ordinary code
-// the fast path is the one taken.
+// line break, whether R was counted before (the fast path) or not, and by
+// CountNumberedLine from R's price alone (on an encoder that never saw R); and on ordinary
+// code the fast path is the one taken.
 func TestCountNumbered(t *testing.T) {
 	lines := numberedLines(t)
 	for _, name := range encodingNames {
@@ -50,10 +51,11 @@ func TestCountNumbered(t *testing.T) {
 			if strings.Contains(r, "\n") {
 				continue
 			}
-			e.CountLine(r) // the engine prices every original line before rendering
+			rNL := e.CountLine(r) // the engine prices every original line before rendering
 			line := strconv.Itoa(i*37+1) + "\u2502 " + r
 			want, wantNL := refCount(t, name, line), refCount(t, name, line+"\n")
-			if !assert.Equal(t, want, e.Count(line), "%s: %q", name, line) ||
+			if !assert.Equal(t, wantNL, cold.CountNumberedLine(line, rNL), "%s numbered: %q+\\n", name, line) ||
+				!assert.Equal(t, want, e.Count(line), "%s: %q", name, line) ||
 				!assert.Equal(t, wantNL, e.CountLine(line), "%s: %q+\\n", name, line) ||
 				!assert.Equal(t, wantNL, cold.CountLine(line), "%s cold: %q+\\n", name, line) {
 				return
@@ -106,7 +108,8 @@ func TestCountNumberedFallsBack(t *testing.T) {
 	assert.True(t, ok)
 }
 
-// FuzzCountNumbered checks numbered lines of any R, primed or not, against tiktoken-go.
+// FuzzCountNumbered checks numbered lines of any R, primed or not, and CountNumberedLine,
+// against tiktoken-go.
 func FuzzCountNumbered(f *testing.F) {
 	for _, l := range numberedLines(f)[:400] {
 		f.Add(uint32(len(l)), l)
@@ -116,7 +119,8 @@ func FuzzCountNumbered(f *testing.F) {
 		r = string([]rune(strings.ReplaceAll(r, "\n", " ")))
 		line := strconv.FormatUint(uint64(n), 10) + "\u2502 " + r
 		for _, e := range encs {
-			e.CountLine(r)
+			rNL := e.CountLine(r)
+			require.Equal(t, refCount(t, e.name, line+"\n"), e.CountNumberedLine(line, rNL), "%s numbered", e.name)
 			require.Equal(t, refCount(t, e.name, line), e.Count(line), "%s", e.name)
 			require.Equal(t, refCount(t, e.name, line+"\n"), e.CountLine(line), "%s line", e.name)
 		}
