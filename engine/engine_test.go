@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -539,4 +541,53 @@ type describedScorer struct {
 
 func (d describedScorer) Describe() engine.ScorerInfo {
 	return engine.ScorerInfo{Name: "described", Threshold: d.threshold}
+}
+
+// TestPruneCountsLongNumberedOutput: a numbered answer of thousands of lines (counted line
+// by line, in two halves at once) reports the exact count of its text, with and without a
+// final line break and under a token budget. The text is this package's Go source, with
+// CRLF, unicode and blank-led lines mixed in.
+func TestPruneCountsLongNumberedOutput(t *testing.T) {
+	srcs, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	var lines []string
+	for _, p := range srcs {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		lines = append(lines, strings.Split(string(b), "\n")...)
+	}
+	for i := range lines {
+		switch i % 97 {
+		case 3:
+			lines[i] += "\r"
+		case 5:
+			lines[i] = "  \u00a0é ⟦x⟧ " + lines[i]
+		}
+	}
+	for len(lines) < 6000 {
+		lines = append(lines, lines...)
+	}
+	text := strings.Join(lines[:6000], "\n")
+	f := newFixture(t, 0)
+	for _, tc := range []struct {
+		name   string
+		text   string
+		budget int
+	}{
+		{"final line break", text + "\n", 0},
+		{"no final line break", text, 0},
+		{"token budget", text + "\n", 20000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := opts(0.5, 0)
+			o.AnnotateLines = true
+			req := &engine.Request{Text: tc.text, GoalHint: "selection budget marker render", SourceType: engine.SourceCode, Options: o, TokenBudget: tc.budget}
+			res, err := f.eng.Prune(context.Background(), req)
+			require.NoError(t, err)
+			require.False(t, res.Stats.UsedFallback, "%v", res.Warnings)
+			require.GreaterOrEqual(t, res.Stats.KeptLines+len(res.Annotations), 2000, "long enough to be counted in halves")
+			require.NotEmpty(t, res.Annotations)
+			checkResult(t, f, req, res)
+		})
+	}
 }

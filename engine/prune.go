@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
+	"runtime"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -21,6 +22,21 @@ type TokenCounter interface {
 // building that string. The engine prices lines with it when present.
 type LineCounter interface {
 	CountLine(line string) int
+}
+
+// NumberedCounter is an optional TokenCounter ability: the CountLine of a numbered line
+// "N│ R" (see LinePrefix) from the CountLine of R, restNL. The engine counts a numbered
+// output with it when present, from the prices of the original's lines.
+type NumberedCounter interface {
+	CountLine(line string) int
+	CountNumberedLine(numbered string, restNL int) int
+}
+
+// LinesCounter is an optional TokenCounter ability: Count(text) and the CountLine of each of
+// text's lines (split at '\n', without the empty string after a final '\n') in one pass.
+// The engine counts an input with it when present.
+type LinesCounter interface {
+	CountLines(text string) (int, []int)
 }
 
 // DefaultMaxInputChars is the seed's input limit (MCP_PRUNER_MAX_INPUT_CHARS).
@@ -215,6 +231,12 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 				before <- counted{total: -1} // re-raised below, where the deferred recover turns it into a fallback
 			}
 		}()
+		if lc, ok := e.tokens.(LinesCounter); ok {
+			if total, costs := lc.CountLines(req.Text); len(costs) == len(ls.raw) {
+				before <- counted{total: total, costs: costs}
+				return
+			}
+		}
 		total := e.tokens.Count(req.Text)
 		before <- counted{total: total, costs: e.lineCosts(ls.raw)}
 	}()
@@ -362,7 +384,9 @@ func (e *Engine) selectAndRender(ls lineSet, lines []string, pr protection, req 
 	n := len(lines)
 	o := req.Options
 	prot, joinPrev := pr.prot, pr.joinPrev
+	restNL := lineCost // the lines' own prices, for counting a numbered output
 	if o.AnnotateLines {
+		restNL = slices.Clone(lineCost)
 		for i, l := range ls.raw {
 			lineCost[i] += prefixCost(i+1, l)
 		}
@@ -392,14 +416,14 @@ func (e *Engine) selectAndRender(ls lineSet, lines []string, pr protection, req 
 		return runReason(lines, start, end, focus, resp.Scores, threshold)
 	}
 	out := render(ls, sel.keep, id, o, reasons)
-	after := e.tokens.Count(out.text)
+	after := e.countOutput(out, ls.trailingNewline, restNL)
 	// Estimates can be off by a few tokens (merges across lines): trim to the exact budget.
 	for tries := 0; req.TokenBudget > 0 && after > req.TokenBudget && tries < 64; tries++ {
 		if !sel.dropLowest() {
 			break
 		}
 		out = render(ls, sel.keep, id, o, reasons)
-		after = e.tokens.Count(out.text)
+		after = e.countOutput(out, ls.trailingNewline, restNL)
 	}
 	warnings := []string{}
 	if protectedCut {
@@ -426,6 +450,60 @@ func (e *Engine) selectAndRender(ls lineSet, lines []string, pr protection, req 
 	}
 }
 
+// countOutput returns Count(out.text). A numbered output is counted line by line when the
+// counter can (NumberedCounter) and restNL holds the CountLine of every original line:
+// each line of it starts with a digit or the marker's "⟦", where no pre-token of the line
+// above can reach (see package tokenizer's segments), so the text's count is the sum of its
+// lines' (with their line breaks; the last one's only if the text ends with one), and a
+// numbered line costs a scan of its first pieces instead of a cache lookup and an insert.
+func (e *Engine) countOutput(out rendered, trailingNewline bool, restNL []int) int {
+	nc, ok := e.tokens.(NumberedCounter)
+	if !ok || len(out.lines) == 0 {
+		return e.tokens.Count(out.text)
+	}
+	last := len(out.lines) - 1
+	sum := func(from, to int) int {
+		total := 0
+		for k := from; k < to; k++ {
+			l := out.lines[k]
+			t := out.text[l.start:l.end]
+			switch {
+			case k == last && !trailingNewline:
+				total += e.tokens.Count(t)
+			case l.src >= 0:
+				total += nc.CountNumberedLine(t, restNL[l.src])
+			default:
+				total += nc.CountLine(t)
+			}
+		}
+		return total
+	}
+	n := len(out.lines)
+	if n < overlapLines || runtime.GOMAXPROCS(0) < 2 {
+		return sum(0, n)
+	}
+	// A long answer's two halves at once: its count is on the answer's path.
+	type half struct {
+		n     int
+		panic any
+	}
+	done := make(chan half, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- half{panic: v}
+			}
+		}()
+		done <- half{n: sum(n/2, n)}
+	}()
+	total := sum(0, n/2)
+	h := <-done
+	if h.panic != nil {
+		panic(h.panic) // the caller's, where Prune's recover turns it into a fallback
+	}
+	return total + h.n
+}
+
 // lineCosts prices each raw line with its line break: the counter's exact CountLine when it
 // has one, else the line's tokens plus one for the newline.
 func (e *Engine) lineCosts(raw []string) []int {
@@ -446,7 +524,10 @@ func (e *Engine) lineCosts(raw []string) []int {
 // word but costs one before indentation or an empty line (measured on cl100k_base). It only
 // prices selection; reported counts are exact.
 func prefixCost(n int, l string) int {
-	d := len(strconv.Itoa(n))
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
 	c := (d+2)/3 + 1
 	if l == "" || l[0] == ' ' || l[0] == '\t' || l[0] == '\r' {
 		c++

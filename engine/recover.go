@@ -49,7 +49,12 @@ type RecoveryMetadata struct {
 }
 
 // LinePrefix is the seed's line-number prefix: "{n}│ ".
-func LinePrefix(n int) string { return strconv.Itoa(n) + "│ " }
+func LinePrefix(n int) string { return string(appendLinePrefix(nil, n)) }
+
+// appendLinePrefix appends LinePrefix(n) to b.
+func appendLinePrefix(b []byte, n int) []byte {
+	return append(strconv.AppendInt(b, int64(n), 10), "│ "...)
+}
 
 // Recover returns the original lines of the given ranges, concatenated in order. end_line
 // past the last line is clamped; start < 1, start > end or start past the last line is a

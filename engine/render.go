@@ -65,11 +65,42 @@ type rendered struct {
 	text        string
 	annotations []Annotation
 	kept        []int
+	// lines are the output's lines when they are numbered (Options.AnnotateLines), in order.
+	lines []outLine
+}
+
+// outLine is a line of a numbered output: text[start:end], without its line break, and the
+// original line it shows (0-based), or -1 for a marker.
+type outLine struct {
+	start, end, src int
 }
 
 func render(ls lineSet, keep []bool, pruneID string, o Options, reasons func(start, end int) string) rendered {
+	n := len(ls.raw)
+	// Size the output once: the kept lines with their prefixes and breaks, and a marker's
+	// worth for each cut run (a 10,000-line answer would otherwise grow and copy it ~20 times).
+	size, runs, kept := 0, 0, 0
+	for i := 0; i < n; i++ {
+		if keep[i] {
+			kept++
+			size += len(ls.raw[i]) + 1
+			if o.AnnotateLines {
+				size += 12
+			}
+		} else if i == 0 || keep[i-1] {
+			runs++
+		}
+	}
+	if o.IncludeMarkers {
+		size += runs * 128
+	}
 	var b strings.Builder
-	out := rendered{annotations: []Annotation{}}
+	b.Grow(size)
+	var prefix []byte
+	out := rendered{annotations: make([]Annotation, 0, runs), kept: make([]int, 0, kept)}
+	if o.AnnotateLines {
+		out.lines = make([]outLine, 0, kept+runs)
+	}
 	first := true
 	emit := func(s string) {
 		if !first {
@@ -78,7 +109,6 @@ func render(ls lineSet, keep []bool, pruneID string, o Options, reasons func(sta
 		first = false
 		b.WriteString(s)
 	}
-	n := len(ls.raw)
 	for i := 0; i < n; {
 		if keep[i] {
 			out.kept = append(out.kept, i+1)
@@ -87,8 +117,11 @@ func render(ls lineSet, keep []bool, pruneID string, o Options, reasons func(sta
 					b.WriteByte('\n')
 				}
 				first = false
-				b.WriteString(LinePrefix(i + 1))
+				start := b.Len()
+				prefix = appendLinePrefix(prefix[:0], i+1)
+				b.Write(prefix)
 				b.WriteString(ls.raw[i])
+				out.lines = append(out.lines, outLine{start: start, end: b.Len(), src: i})
 			} else {
 				emit(ls.raw[i])
 			}
@@ -107,6 +140,9 @@ func render(ls lineSet, keep []bool, pruneID string, o Options, reasons func(sta
 		})
 		if o.IncludeMarkers {
 			emit(m)
+			if o.AnnotateLines {
+				out.lines = append(out.lines, outLine{start: b.Len() - len(m), end: b.Len(), src: -1})
+			}
 		}
 		i = j
 	}
