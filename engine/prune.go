@@ -60,6 +60,8 @@ type Engine struct {
 	now      func() time.Time
 	// markerRef is the token count every prune id's probe is drawn to have (see newID).
 	markerRef int
+	// idsAlike: every sampled id's probe costs markerRef, so newID takes the first id drawn.
+	idsAlike bool
 	// shortProbe: the counter prices a marker as its text around the id plus "=" + id (see
 	// probeOf), so newID counts that short string instead of a whole marker.
 	shortProbe bool
@@ -78,7 +80,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{reg: cfg.Registry, store: cfg.Store, tokens: cfg.Tokens, maxChars: cfg.MaxInputChars, now: time.Now}
 	e.shortProbe = e.idSplitsOff()
-	e.markerRef = e.commonMarkerCost()
+	e.markerRef, e.idsAlike = e.commonMarkerCost()
 	return e, nil
 }
 
@@ -88,7 +90,7 @@ func probeSample() []string {
 	rng := rand.New(rand.NewPCG(1, 2))
 	ids := make([]string, 256)
 	for i := range ids {
-		ids[i] = fmt.Sprintf("prn_%016x%016x", rng.Uint64(), rng.Uint64())
+		ids[i] = fmt.Sprintf("prn_%016d%016d", rng.Uint64N(1e16), rng.Uint64N(1e16)) // NewPruneID's form
 	}
 	return ids
 }
@@ -122,27 +124,31 @@ func (e *Engine) probeOf(id string) string {
 func idProbe(id string) string { return Marker(id, 1, 1, reasonLowScore) }
 
 // commonMarkerCost is the most frequent token count of an id's probe over the fixed
-// sample: fixed, so every process (and every plugin host) agrees on it.
-func (e *Engine) commonMarkerCost() int {
+// sample: fixed, so every process (and every plugin host) agrees on it; and whether every
+// sampled id has that count.
+func (e *Engine) commonMarkerCost() (int, bool) {
 	freq := map[int]int{}
 	best, bestN := 0, -1
-	for _, id := range probeSample() {
+	sample := probeSample()
+	for _, id := range sample {
 		c := e.tokens.Count(e.probeOf(id))
 		freq[c]++
 		if freq[c] > bestN || (freq[c] == bestN && c < best) {
 			best, bestN = c, freq[c]
 		}
 	}
-	return best
+	return best, bestN == len(sample)
 }
 
 // newID draws a prune id whose probe costs exactly markerRef's tokens, so all its markers
 // cost the same as every other id's and no pruning decision depends on which random id a
-// request got: the same input always gives the same output, ids aside.
+// request got: the same input always gives the same output, ids aside. With a counter that
+// prices every id alike (tiktoken: ids are digits, see NewPruneID), that is any id, and
+// none is counted.
 func (e *Engine) newID() string {
 	for i := 0; ; i++ {
 		id := NewPruneID()
-		if i == 256 || e.tokens.Count(e.probeOf(id)) == e.markerRef {
+		if e.idsAlike || i == 256 || e.tokens.Count(e.probeOf(id)) == e.markerRef {
 			return id
 		}
 	}
