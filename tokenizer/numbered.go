@@ -94,17 +94,23 @@ func (e *Encoder) numberedDelta(key string, p0 int) (delta int, ok bool) {
 		return 0, false
 	}
 
-	// "N│": its pieces must end exactly at p0.
+	// "N│": its pieces must end exactly at p0. They do for every N: a digit starts a run of
+	// at most three digits (\p{N}{1,3}), the bar a symbol run that stops at the blank, and
+	// no alternative of either pattern starts with a digit or the bar and goes on; so when
+	// every digit group is one token the count is known without a scan.
 	sk := scanner{s: key, tab: e.tab}
 	prefix := 0
-	i := 0
-	for i < p0 {
-		j := e.next(&sk, i)
-		if j > p0 {
-			return 0, false
+	if e.barTokens >= 0 {
+		prefix = (p0-len(linePrefixSep)+1+2)/3 + e.barTokens
+	} else {
+		for i := 0; i < p0; {
+			j := e.next(&sk, i)
+			if j > p0 {
+				return 0, false
+			}
+			prefix += e.countPiece(key[i:j])
+			i = j
 		}
-		prefix += e.countPiece(key[i:j])
-		i = j
 	}
 
 	// " "+R against R, side by side, until a common boundary: k in key, k-p0-1 in r.

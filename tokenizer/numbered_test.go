@@ -46,6 +46,7 @@ func TestCountNumbered(t *testing.T) {
 		e := loadT(t, name)
 		cold, err := newEncoder(name, name == O200K) // its own caches, never primed: counts every numbered line whole
 		require.NoError(t, err)
+		require.GreaterOrEqual(t, e.barTokens, 0, "%s: digit groups are single tokens, so prefixes are priced without a scan", name)
 		for i, r := range lines {
 			r = string([]rune(r))
 			if strings.Contains(r, "\n") {

@@ -58,6 +58,10 @@ type Encoder struct {
 	segs   *countCache
 	texts  *countCache
 	pieces *countCache
+	// barTokens is the count of the line-number bar "│" when every run of one to three
+	// digits is one token (both encodings), so a prefix "N│" costs ceil(digits/3) +
+	// barTokens; -1 otherwise (see numberedDelta).
+	barTokens int
 }
 
 var (
@@ -83,7 +87,7 @@ func newEncoder(name string, o200k bool) (*Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer %q: %w", name, err)
 	}
-	return &Encoder{
+	e := &Encoder{
 		name:   name,
 		o200k:  o200k,
 		ranks:  newRankTable(ranks),
@@ -91,7 +95,30 @@ func newEncoder(name string, o200k bool) (*Encoder, error) {
 		segs:   newCountCache(segmentCacheBytes, cacheShards),
 		texts:  newCountCache(textCacheBytes, textCacheShards),
 		pieces: newCountCache(pieceCacheBytes, cacheShards),
-	}, nil
+	}
+	e.barTokens = e.prefixBarTokens()
+	return e, nil
+}
+
+// prefixBarTokens returns countPiece("│") if every string of one to three decimal digits
+// is one token, else -1.
+func (e *Encoder) prefixBarTokens() int {
+	for n := 1; n <= 3; n++ {
+		for v := 0; v < 1000; v++ {
+			if e.countPiece(fmt.Sprintf("%0*d", n, v%pow10(n))) != 1 {
+				return -1
+			}
+		}
+	}
+	return e.countPiece(linePrefixSep[:len(linePrefixSep)-1])
+}
+
+func pow10(n int) int {
+	p := 1
+	for range n {
+		p *= 10
+	}
+	return p
 }
 
 // Name is the encoding's name, e.g. "cl100k_base".
