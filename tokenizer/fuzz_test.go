@@ -1,8 +1,6 @@
 package tokenizer
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,13 +15,8 @@ func FuzzCount(f *testing.F) {
 	for _, tt := range knownCounts {
 		f.Add(tt.text)
 	}
-	seeds, err := filepath.Glob(filepath.Join("testdata", "seeds", "*"))
-	require.NoError(f, err)
-	require.NotEmpty(f, seeds)
-	for _, p := range seeds {
-		b, err := os.ReadFile(p)
-		require.NoError(f, err)
-		f.Add(string(b))
+	for _, seed := range seedTexts(f) {
+		f.Add(seed)
 	}
 	encs := []*Encoder{loadT(f, CL100K), loadT(f, O200K)}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -2,7 +2,12 @@ package tokenizer
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x70c3)) }
@@ -89,4 +94,19 @@ func randomText(r *rand.Rand, lines int) string {
 		return strings.TrimSuffix(b.String(), "\n")
 	}
 	return b.String()
+}
+
+// seedTexts returns the files of testdata/seeds: code, logs with ANSI escapes and \r,
+// unicode, invalid UTF-8 and NUL bytes, contractions, whitespace kinds.
+func seedTexts(tb testing.TB) []string {
+	paths, err := filepath.Glob(filepath.Join("testdata", "seeds", "*"))
+	require.NoError(tb, err)
+	require.NotEmpty(tb, paths)
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		b, err := os.ReadFile(p)
+		require.NoError(tb, err)
+		out[i] = string(b)
+	}
+	return out
 }

@@ -1,8 +1,6 @@
 package tokenizer
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,13 +53,8 @@ func clip(s string) string {
 // again (the whole text known).
 func TestCountLines(t *testing.T) {
 	texts := []string{"", "\n", "\n\n", "a", "a\n", "a\n\n", "\nb", "  \n\t\n", "x\r\ny\r\n", "a\n \n  b\n"}
-	seeds, err := filepath.Glob(filepath.Join("testdata", "seeds", "*"))
-	require.NoError(t, err)
-	require.NotEmpty(t, seeds)
-	for _, p := range seeds {
-		b, err := os.ReadFile(p)
-		require.NoError(t, err)
-		texts = append(texts, string(b), strings.TrimSuffix(string(b), "\n"))
+	for _, seed := range seedTexts(t) {
+		texts = append(texts, seed, strings.TrimSuffix(seed, "\n"))
 	}
 	r := newRand(53)
 	for range 40 {

@@ -140,30 +140,17 @@ func (e *Encoder) countLinesHalves(s string, costs []int) int {
 
 // countLineSegments is countSegments that also writes the CountLine of s's lines to costs.
 func (e *Encoder) countLineSegments(s string, costs []int) int {
-	total, start, line := 0, 0, 0
-	for from := 0; ; {
-		q := strings.IndexByte(s[from:], '\n')
-		if q < 0 {
-			break
-		}
-		p := from + q + 1
-		from = p
-		if p < len(s) && !e.splitsAt(s, p) {
-			continue
-		}
-		key := s[start : p-1]
+	total, line := 0, 0
+	e.eachSegment(s, func(key string, nl bool) {
 		ce := e.segmentEntry(key)
-		total += int(ce.nl)
-		line = e.segmentLines(key, ce, costs, line)
-		start = p
-		if p == len(s) {
-			return total
+		if nl {
+			total += int(ce.nl)
+		} else {
+			total += int(ce.n)
 		}
-	}
-	key := s[start:]
-	ce := e.segmentEntry(key)
-	e.segmentLines(key, ce, costs, line)
-	return total + int(ce.n)
+		line = e.segmentLines(key, ce, costs, line)
+	})
+	return total
 }
 
 // segmentLines writes the CountLine of segment key's lines (ce being key's entry) to
@@ -215,7 +202,15 @@ func (e *Encoder) CountLine(line string) int {
 
 // countSegments returns the count of valid UTF-8 s as the sum of its segments'.
 func (e *Encoder) countSegments(s string) int {
-	total, start := 0, 0
+	total := 0
+	e.eachSegment(s, func(key string, nl bool) { total += e.segment(key, nl) })
+	return total
+}
+
+// eachSegment calls f with each segment of valid UTF-8 s, in order, without its '\n', and
+// whether a '\n' follows it (all but a last one that ends the text without one).
+func (e *Encoder) eachSegment(s string, f func(key string, nl bool)) {
+	start := 0
 	for from := 0; ; {
 		q := strings.IndexByte(s[from:], '\n')
 		if q < 0 {
@@ -226,13 +221,13 @@ func (e *Encoder) countSegments(s string) int {
 		if p < len(s) && !e.splitsAt(s, p) {
 			continue
 		}
-		total += e.segment(s[start:p-1], true)
+		f(s[start:p-1], true)
 		start = p
 		if p == len(s) {
-			return total
+			return
 		}
 	}
-	return total + e.segment(s[start:], false)
+	f(s[start:], false)
 }
 
 // splitsAt reports whether p (just after a '\n', p < len(s)) is a split point.
