@@ -28,7 +28,7 @@ type LineCounter interface {
 // "N│ R" (see LinePrefix) from the CountLine of R, restNL. The engine counts a numbered
 // output with it when present, from the prices of the original's lines.
 type NumberedCounter interface {
-	CountLine(line string) int
+	LineCounter
 	CountNumberedLine(numbered string, restNL int) int
 }
 

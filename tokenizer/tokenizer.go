@@ -103,22 +103,14 @@ func newEncoder(name string, o200k bool) (*Encoder, error) {
 // prefixBarTokens returns countPiece("│") if every string of one to three decimal digits
 // is one token, else -1.
 func (e *Encoder) prefixBarTokens() int {
-	for n := 1; n <= 3; n++ {
-		for v := 0; v < 1000; v++ {
-			if e.countPiece(fmt.Sprintf("%0*d", n, v%pow10(n))) != 1 {
+	for n, end := 1, 10; n <= 3; n, end = n+1, end*10 {
+		for v := range end {
+			if e.countPiece(fmt.Sprintf("%0*d", n, v)) != 1 {
 				return -1
 			}
 		}
 	}
 	return e.countPiece(linePrefixSep[:len(linePrefixSep)-1])
-}
-
-func pow10(n int) int {
-	p := 1
-	for range n {
-		p *= 10
-	}
-	return p
 }
 
 // Name is the encoding's name, e.g. "cl100k_base".
