@@ -29,7 +29,9 @@ type Query struct {
 	Terms []Term
 	// AboutComments: the goal's first line asks about comments (see LiftComments).
 	AboutComments bool
-	index         *termTable // hash of a term or of one of its variants -> index in Terms
+	// Cites are the places in files the goal points at (see LiftCites).
+	Cites []Cite
+	index *termTable // hash of a term or of one of its variants -> index in Terms
 }
 
 var (
@@ -154,7 +156,7 @@ func parseGoal(goal string) *Query {
 		addIdent(id, 1.0, false, false)
 	}
 
-	q := &Query{AboutComments: AboutComments(goal)}
+	q := &Query{AboutComments: AboutComments(goal), Cites: parseCites(goal)}
 	for t, a := range terms {
 		// Repetition matters, with diminishing returns; each mention above counted once per
 		// pass, so normalise by the passes that could see it.

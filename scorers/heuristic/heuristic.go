@@ -86,6 +86,7 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 	default:
 		scores = scoreCode(req.Lines, a)
 		LiftComments(q, req.Lines, scores)
+		LiftCites(q, req.Path, req.Lines, scores)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, a, nil
 }

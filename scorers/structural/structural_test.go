@@ -480,3 +480,36 @@ func Get(key string) string {
 		})
 	}
 }
+
+// TestTracebackFrameRanksItsDefinition: a goal that pastes a traceback through the file being
+// read ranks the line its frame cites first and its definition above the other definitions,
+// although the goal's prose names neither; the same goal for a file of another path does not.
+func TestTracebackFrameRanksItsDefinition(t *testing.T) {
+	var src []string
+	for i := range 40 {
+		src = append(src, fmt.Sprintf("def helper_%d(value):", i), "    value = normalise(value)", fmt.Sprintf("    return convert(value, %d)", i), "")
+	}
+	const framed = 4*20 + 2 // "    return convert(value, 20)" in helper_20
+	goal := `INTERNALERROR when converting a value
+Traceback (most recent call last):
+  File "/site-packages/pkg/convert.py", line 83, in helper_20
+    return convert(value, 20)
+ValueError: bad value`
+	s := New()
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	score := func(path string) []float64 {
+		resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: src, Goal: goal, SourceType: engine.SourceCode, Path: path})
+		require.NoError(t, err)
+		require.Empty(t, resp.Warnings)
+		return resp.Scores
+	}
+	got := score("pkg/convert.py")
+	assert.Equal(t, 1.0, got[framed])
+	for i, v := range got {
+		if i < framed-2 || i > framed {
+			assert.Less(t, v, got[framed-2], "line %d below helper_20's signature", i+1)
+		}
+	}
+	other := score("pkg/other.py")
+	assert.Less(t, other[framed], 1.0, "a frame of another file lifts nothing")
+}
