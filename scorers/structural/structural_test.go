@@ -513,3 +513,44 @@ ValueError: bad value`
 	other := score("pkg/other.py")
 	assert.Less(t, other[framed], 1.0, "a frame of another file lifts nothing")
 }
+
+// TestStaleDocNameUnderACommentGoal: under a goal about comments, a Go doc comment that opens
+// with another identifier than its function's name ranks first with the signature it
+// contradicts; a comment that opens with its own name, or with prose, does not, and under
+// any other goal nothing is lifted.
+func TestStaleDocNameUnderACommentGoal(t *testing.T) {
+	lines := strings.Split(`package cobra
+
+// AddCommand adds one or more commands to this parent command.
+func (c *Command) AddCommand(cmds ...*Command) {
+	c.commands = append(c.commands, cmds...)
+}
+
+// AddCommand removes one or more commands from a parent command.
+func (c *Command) RemoveCommand(cmds ...*Command) {
+	c.commands = nil
+}
+
+// Returns the commands of this parent command.
+func (c *Command) Commands() []*Command {
+	return c.commands
+}`, "\n")
+	s := New()
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	score := func(goal string) []float64 {
+		resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: goal, SourceType: engine.SourceCode, Path: "command.go"})
+		require.NoError(t, err)
+		require.Empty(t, resp.Warnings)
+		return resp.Scores
+	}
+	const stale, staleSig = 7, 8
+	got := score("Fixed Small Comment Typo\n\nsmall error in function description")
+	for i, v := range got {
+		if i != stale && i != staleSig {
+			assert.Less(t, v, got[stale], "line %d below the stale comment", i+1)
+			assert.Less(t, v, got[staleSig], "line %d below the stale comment's signature", i+1)
+		}
+	}
+	other := score("RemoveCommand leaves the removed commands' parent set")
+	assert.Less(t, other[stale], 1.0, "no lift when the goal is not about comments")
+}

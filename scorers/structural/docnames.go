@@ -1,0 +1,75 @@
+package structural
+
+import (
+	"strings"
+
+	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+)
+
+// staleDocName is the score of a doc comment that opens with an identifier other than the
+// name of the definition it documents, under a goal about comments.
+const staleDocName = 1.0
+
+// liftStaleDocNames raises, under a goal about comments, the first line of every doc comment
+// that opens with an identifier which is not its definition's name: "// AddCommand removes
+// one or more commands" above RemoveCommand, "// fileReplacementsProvider handles" above a
+// type renamed since. Go's convention (and many JSDoc, Rust and Python habits) starts a doc
+// comment with the name it documents, so such a comment was copied or outlived a rename, and
+// a goal like "fix inconsistent function name in comment" asks for exactly it, in words
+// that match nothing of it. Only identifiers written as code count (an inner capital or an
+// underscore): "Returns the ..." is prose.
+func liftStaleDocNames(q *heuristic.Query, lines []string, s []float64, o *outline) {
+	if !q.AboutComments {
+		return
+	}
+	var comment []bool
+	for _, u := range o.units {
+		if u.role != roleDef && u.role != roleContainer || u.bodyStart <= u.start {
+			continue
+		}
+		name := lastWord(u.name)
+		if name == "" {
+			continue
+		}
+		if comment == nil {
+			comment = heuristic.CommentLines(lines)
+		}
+		for i := u.start; i < u.bodyStart && i < len(lines); i++ {
+			if !comment[i] {
+				continue
+			}
+			w := docFirstWord(lines[i])
+			if w == "" {
+				continue // "/**" alone: the words start on the next line
+			}
+			if codeLike(w) && w != name {
+				// The comment with the signature it contradicts: the reader needs both.
+				for j := i; j < u.bodyStart && j < len(s); j++ {
+					s[j] = max(s[j], staleDocName)
+				}
+			}
+			break
+		}
+	}
+}
+
+// docFirstWord returns the first word of a comment line, past its comment markers, or "".
+func docFirstWord(l string) string {
+	t := strings.TrimLeft(l, " \t/*#!-")
+	end := 0
+	for end < len(t) && isIdentByte(t[end]) {
+		end++
+	}
+	return t[:end]
+}
+
+// codeLike reports whether a word is written as an identifier: an underscore, or a capital
+// after its first letter.
+func codeLike(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] == '_' || i > 0 && w[i] >= 'A' && w[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
