@@ -25,6 +25,8 @@ func Fuzz(f *testing.F, newScorer func() engine.Scorer) {
 	}
 	f.Add("Error: boom\n    at a (x.js:1:1)\n\n\n", "why", uint8(1), uint8(3))
 	f.Add("func handler4() {}\nfunc handler5() {}\n", "handler4 utf8 x86", uint8(0), uint8(1))
+	// A traceback through the request's own file (x.py): cited lines are lifted.
+	f.Add("def f():\n    return g()\n\n", "boom\n  File \"/a/x.py\", line 2, in f\nx.py:1: E1\nx.py:99: E2", uint8(0), uint8(2))
 	s := newScorer()
 	if c, ok := s.(interface{ Close() error }); ok {
 		f.Cleanup(func() { _ = c.Close() })
