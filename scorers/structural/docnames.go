@@ -10,10 +10,10 @@ import (
 // name of the definition it documents, under a goal about comments.
 const staleDocName = 1.0
 
-// liftStaleDocNames raises, under a goal about comments, the first line of every doc comment
-// that opens with an identifier which is not its definition's name: "// AddCommand removes
-// one or more commands" above RemoveCommand, "// fileReplacementsProvider handles" above a
-// type renamed since. Go's convention (and many JSDoc, Rust and Python habits) starts a doc
+// liftStaleDocNames raises, under a goal about comments, every doc comment that opens with an
+// identifier which is not its definition's name ("// AddCommand removes one or more commands"
+// above RemoveCommand, "// fileReplacementsProvider handles" above a type renamed since):
+// from its first line to the end of the definition's header, the signature included. Go's convention (and many JSDoc, Rust and Python habits) starts a doc
 // comment with the name it documents, so such a comment was copied or outlived a rename, and
 // a goal like "fix inconsistent function name in comment" asks for exactly it, in words
 // that match nothing of it. Only identifiers written as code count (an inner capital or an
