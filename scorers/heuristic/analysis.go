@@ -35,6 +35,9 @@ type Analysis struct {
 	matches    []match
 	df         []int32
 	avgLen     float64
+	// cited and framed are Query.CitedLines for the request's path (code only; see LiftCites).
+	cited  []int
+	framed []bool
 }
 
 // Analyze scans lines against q. It is linear in the input and allocates per line only for

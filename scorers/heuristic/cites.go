@@ -169,13 +169,14 @@ func namedAbove(lines []string, i int, fn string) bool {
 // often spans its neighbours.
 const citeNear = 0.8
 
-// LiftCites raises, in place, the scores of the lines that q's goal cites in the text at
-// path (CitedLines): a line a frame cites to 1 and its non-blank neighbours to at least
-// citeNear; a line cited without a function to at least citeNear.
-func LiftCites(q *Query, path string, lines []string, scores []float64) {
-	cited, framed := q.CitedLines(path, lines)
-	for k, i := range cited {
-		if !framed[k] {
+// LiftCites raises, in place, the scores of the lines that the goal cites in the request's
+// text (CitedLines, found once by ScoreWithAnalysis for code): a line a frame cites to 1 and
+// its non-blank neighbours to at least citeNear; a line cited without a function to at least
+// citeNear. A scorer building on the heuristic's answer (structural) lifts its own blend
+// with the same cites.
+func (a *Analysis) LiftCites(lines []string, scores []float64) {
+	for k, i := range a.cited {
+		if !a.framed[k] {
 			scores[i] = max(scores[i], citeNear)
 			continue
 		}

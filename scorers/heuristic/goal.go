@@ -29,7 +29,7 @@ type Query struct {
 	Terms []Term
 	// AboutComments: the goal's first line asks about comments (see LiftComments).
 	AboutComments bool
-	// Cites are the places in files the goal points at (see LiftCites).
+	// Cites are the places in files the goal points at (see CitedLines and Analysis.LiftCites).
 	Cites []Cite
 	index *termTable // hash of a term or of one of its variants -> index in Terms
 }
@@ -114,7 +114,7 @@ func parseGoal(goal string) *Query {
 		dotted := strings.Contains(id, ".")
 		for _, seg := range strings.Split(id, ".") {
 			parts, joined, multi := identParts(seg)
-			codeLike := code || call || isCodeLike(seg) || dotted
+			codeLike := code || call || IsCodeLike(seg) || dotted
 			// A word that is a member or a call ("xr.where", "get(") or a whole code span
 			// ("`where`") names an API even when it is an English stop word.
 			named := (dotted || call || whole) && !multi

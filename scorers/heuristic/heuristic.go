@@ -86,7 +86,8 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 	default:
 		scores = scoreCode(req.Lines, a)
 		LiftComments(q, req.Lines, scores)
-		LiftCites(q, req.Path, req.Lines, scores)
+		a.cited, a.framed = q.CitedLines(req.Path, req.Lines)
+		a.LiftCites(req.Lines, scores)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, a, nil
 }

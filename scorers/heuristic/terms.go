@@ -239,8 +239,9 @@ func identParts(id string) (parts []string, joined string, multi bool) {
 	return parts, all.String(), segs > 1
 }
 
-// isCodeLike reports whether a goal word looks like an identifier rather than prose.
-func isCodeLike(w string) bool {
+// IsCodeLike reports whether a word is written as an identifier: an underscore, or a capital
+// after a lowercase letter (camelCase; not an acronym such as "JSON").
+func IsCodeLike(w string) bool {
 	if strings.ContainsAny(w, "_") {
 		return true
 	}

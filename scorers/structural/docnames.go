@@ -16,8 +16,8 @@ const staleDocName = 1.0
 // from its first line to the end of the definition's header, the signature included. Go's convention (and many JSDoc, Rust and Python habits) starts a doc
 // comment with the name it documents, so such a comment was copied or outlived a rename, and
 // a goal like "fix inconsistent function name in comment" asks for exactly it, in words
-// that match nothing of it. Only identifiers written as code count (an inner capital or an
-// underscore): "Returns the ..." is prose.
+// that match nothing of it. Only identifiers written as code count (heuristic.IsCodeLike):
+// "Returns the ..." is prose, "JSON encodes ..." an acronym.
 func liftStaleDocNames(q *heuristic.Query, lines []string, s []float64, o *outline) {
 	if !q.AboutComments {
 		return
@@ -42,7 +42,7 @@ func liftStaleDocNames(q *heuristic.Query, lines []string, s []float64, o *outli
 			if w == "" {
 				continue // "/**" alone: the words start on the next line
 			}
-			if codeLike(w) && w != name {
+			if heuristic.IsCodeLike(w) && w != name {
 				// The comment with the signature it contradicts: the reader needs both.
 				for j := i; j < u.bodyStart && j < len(s); j++ {
 					s[j] = max(s[j], staleDocName)
@@ -61,15 +61,4 @@ func docFirstWord(l string) string {
 		end++
 	}
 	return t[:end]
-}
-
-// codeLike reports whether a word is written as an identifier: an underscore, or a capital
-// after its first letter.
-func codeLike(w string) bool {
-	for i := 0; i < len(w); i++ {
-		if w[i] == '_' || i > 0 && w[i] >= 'A' && w[i] <= 'Z' {
-			return true
-		}
-	}
-	return false
 }

@@ -179,7 +179,7 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		// The heuristic's half is lifted already; lifting the blend puts comments above
 		// the structure's unit scores too.
 		heuristic.LiftComments(q, req.Lines, scores)
-		heuristic.LiftCites(q, req.Path, req.Lines, scores)
+		a.LiftCites(req.Lines, scores)
 		liftStaleDocNames(q, req.Lines, scores, o)
 		// Damping the blend, not the heuristic half, keeps the heuristic's say on which
 		// comment lines matter (commits.dev at 20%: 0.621 damping both, 0.638 the blend).
