@@ -22,6 +22,9 @@ type Term struct {
 	Named bool
 	// Display is the term as the goal spelled it (e.g. "closeIdleConns"), for reasons.
 	Display string
+	// short marks a short form of a goal word (see appendAbbrevTerms); it matches its plural
+	// too, however short ("dims").
+	short bool
 }
 
 // Query is a goal analysed into weighted terms. It is immutable and safe to share.
@@ -163,6 +166,7 @@ func parseGoal(goal string) *Query {
 		w := a.weight * (1 + 0.5*math.Log1p(a.count-1))
 		q.Terms = append(q.Terms, Term{Text: t, Weight: w, Exact: a.exact, Code: a.code, Named: a.named, Display: a.display})
 	}
+	q.Terms = appendAbbrevTerms(q.Terms)
 	sort.Slice(q.Terms, func(i, j int) bool {
 		if q.Terms[i].Weight != q.Terms[j].Weight {
 			return q.Terms[i].Weight > q.Terms[j].Weight
@@ -175,7 +179,11 @@ func parseGoal(goal string) *Query {
 	var hashes []termHash
 	var idx []int32
 	for i, t := range q.Terms {
-		for _, v := range variants(t.Text) {
+		vs := variants(t.Text)
+		if t.short && len(vs) == 1 {
+			vs = append(vs, t.Text+"s")
+		}
+		for _, v := range vs {
 			hashes = append(hashes, hashString(v))
 			idx = append(idx, int32(i))
 		}
