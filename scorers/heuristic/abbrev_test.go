@@ -1,6 +1,7 @@
 package heuristic_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,4 +51,50 @@ func TestProseWordsReachTheirShortForms(t *testing.T) {
 	attr, _ := termWeight(both, "attr")
 	attrs, _ := termWeight(both, "attrs")
 	assert.Greater(t, attrs, attr, "a short form the goal uses itself keeps its own weight")
+}
+
+// TestAdjacentWordsReachCompoundNames: two adjacent prose words of a goal reach the name
+// made of them, whether written as one word (listdir, through dir), in camelCase or in
+// snake_case; punctuation between the words breaks the pair, and a long goal adds a
+// bounded number of compounds.
+func TestAdjacentWordsReachCompoundNames(t *testing.T) {
+	q := heuristic.ParseGoal("list directory contents; the health checks ignore the port")
+	for _, c := range []string{"listdir", "listdirectory", "healthchecks", "checksignore"} {
+		_, ok := termWeight(q, c)
+		assert.True(t, ok, c)
+	}
+	_, ok := termWeight(q, "contentsthe")
+	assert.False(t, ok, "';' separates the words")
+
+	a := heuristic.Analyze([]string{
+		"    names = os.listdir(path)",
+		"    if cfg.healthChecks.enabled:",
+		"    run_health_checks(upstreams)",
+		"    names = sorted(entries)",
+	}, q)
+	for i := 0; i < 3; i++ {
+		assert.Greater(t, a.Lex[i], 0.0, i)
+	}
+	assert.Zero(t, a.Lex[3])
+
+	code := heuristic.ParseGoal("`listDir` directory")
+	_, ok = termWeight(code, "listdirdirectory")
+	assert.False(t, ok, "a word written as code is a name already")
+
+	countCompounds := func(q *heuristic.Query) int {
+		n := 0
+		for _, t := range q.Terms {
+			if strings.Contains(t.Display, " ") {
+				n++
+			}
+		}
+		return n
+	}
+	cycle := heuristic.ParseGoal(strings.Repeat("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda omicron ", 20))
+	assert.Equal(t, 12, countCompounds(cycle), "each distinct pair once")
+	var words []string
+	for i := 0; i < 300; i++ {
+		words = append(words, "word"+string(rune('a'+i/26%26))+string(rune('a'+i%26)))
+	}
+	assert.Equal(t, 64, countCompounds(heuristic.ParseGoal(strings.Join(words, " "))), "at most 64 compounds")
 }

@@ -176,6 +176,7 @@ func parseGoal(goal string) *Query {
 	if len(q.Terms) > maxGoalTerms {
 		q.Terms = q.Terms[:maxGoalTerms]
 	}
+	q.Terms = appendCompoundTerms(goal, q.Terms)
 	var hashes []termHash
 	var idx []int32
 	for i, t := range q.Terms {
