@@ -1,9 +1,6 @@
 package heuristic
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // compoundWeight is the weight of a compound of two adjacent goal words: an identifier made of
 // them is the goal's phrase written as a name, stronger evidence than either word (a prose
@@ -14,8 +11,6 @@ const compoundWeight = 2.0
 // maxCompounds bounds the compound terms of a long goal (an issue with logs), taken in the
 // goal's order.
 const maxCompounds = 64
-
-var reWord = regexp.MustCompile(`[A-Za-z]+`)
 
 // appendCompoundTerms adds each pair of adjacent prose words of the goal written as one word,
 // the way names are made of phrases: "list directory" reaches listdir, "starts with"
@@ -36,14 +31,26 @@ func appendCompoundTerms(goal string, ts []Term) []Term {
 		}
 		return out
 	}
-	words := reWord.FindAllStringIndex(goal, -1)
 	added := 0
-	for i := 0; i+1 < len(words) && added < maxCompounds; i++ {
-		wa, wb := goal[words[i][0]:words[i][1]], goal[words[i+1][0]:words[i+1][1]]
-		// Adjacent means separated by spaces only, not by punctuation or a line break.
-		if strings.Trim(goal[words[i][1]:words[i+1][0]], " ") != "" {
+	// Words are runs of ASCII letters, scanned lazily: a long goal stops costing anything once
+	// maxCompounds are found.
+	prevStart, prevEnd := -1, -1
+	for i := 0; i < len(goal) && added < maxCompounds; {
+		if !isASCIILetter(goal[i]) {
+			i++
 			continue
 		}
+		start := i
+		for i < len(goal) && isASCIILetter(goal[i]) {
+			i++
+		}
+		ps, pe := prevStart, prevEnd
+		prevStart, prevEnd = start, i
+		// Adjacent means separated by spaces only, not by punctuation or a line break.
+		if ps < 0 || strings.Trim(goal[pe:start], " ") != "" {
+			continue
+		}
+		wa, wb := goal[ps:pe], goal[start:i]
 		a, b := strings.ToLower(wa), strings.ToLower(wb)
 		if len(a) < 3 || len(b) < 3 || IsCodeLike(wa) || IsCodeLike(wb) || (isStopWord(a) && isStopWord(b)) {
 			continue
@@ -62,3 +69,5 @@ func appendCompoundTerms(goal string, ts []Term) []Term {
 	}
 	return ts
 }
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
