@@ -201,17 +201,41 @@ func (a *Analysis) Focus(k int) []string {
 // nameWeight is how strongly the goal names a definition called name: the weight × rarity
 // of the goal term equal to the whole name (or its single part), 0 if the goal does not.
 func (a *Analysis) nameWeight(name string) float64 {
-	parts, joined, multi := identParts(name)
-	key := joined
-	if !multi {
-		if len(parts) == 0 {
+	// appendTerms yields the name's parts and, when it has several, the whole name last: the
+	// last hash is the key either way (identParts's joined or single part, without building
+	// strings; TestGoalAndLineSplitAgree keeps the two splits equal).
+	var key termHash
+	if isWord(name) {
+		var buf [8]termHash
+		hs := appendTerms(buf[:0], name)
+		if len(hs) == 0 {
 			return 0
 		}
-		key = parts[0]
+		key = hs[len(hs)-1]
+	} else { // a JS name with '$': appendTerms would split it, identParts does not
+		parts, joined, multi := identParts(name)
+		switch {
+		case multi:
+			key = hashString(joined)
+		case len(parts) == 1:
+			key = hashString(parts[0])
+		default:
+			return 0
+		}
 	}
-	t, ok := a.Query.lookup(hashString(key))
+	t, ok := a.Query.lookup(key)
 	if !ok {
 		return 0
 	}
 	return a.Query.Terms[t].Weight * a.IDF[t]
+}
+
+// isWord reports whether s is made of identifier bytes only (see wordBytes).
+func isWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !wordBytes[s[i]] {
+			return false
+		}
+	}
+	return true
 }

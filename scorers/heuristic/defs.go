@@ -25,6 +25,14 @@ var defKeywords = map[string]bool{
 	"sub": true, "proc": true, "override": true, "virtual": true, "final": true, "abstract": true, "default": true,
 }
 
+// defStarts are the keywords that make a line a definition header on their own: reDefHeader
+// matches a line that opens with one of them followed by a word boundary, which firstWord
+// guarantees.
+var defStarts = map[string]bool{
+	"def": true, "func": true, "function": true, "fn": true, "sub": true, "proc": true, "class": true,
+	"interface": true, "struct": true, "enum": true, "trait": true, "impl": true, "module": true, "object": true,
+}
+
 func firstWord(l string) string {
 	i := 0
 	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
@@ -39,6 +47,12 @@ func firstWord(l string) string {
 
 func isDefHeader(l string) bool {
 	w := firstWord(l)
+	// A line opening with a definition keyword is a header: reDefHeader's keyword alternative,
+	// without running it. This comes before notMethod, which lists "function" for the method
+	// pattern's sake and had kept every JavaScript "function name() {" from being a header.
+	if defStarts[w] {
+		return true
+	}
 	if notMethod[w] || w == "" && !strings.Contains(l, "@") {
 		return false
 	}

@@ -62,3 +62,39 @@ func FuzzDefName(f *testing.F) {
 		}
 	})
 }
+
+// TestDefStartsAgreeWithThePattern: isDefHeader answers true without the regexp for a line
+// opening with a defStarts keyword; the regexp must agree on every such line.
+func TestDefStartsAgreeWithThePattern(t *testing.T) {
+	tails := []string{" f(x):", " (r *T) Close() error {", "  Foo<T> {", "$", ";", " x", "", "\tName", " Foo extends Bar {", "(a, b) {"}
+	for kw := range defStarts {
+		for _, indent := range []string{"", "    ", "\t"} {
+			for _, tail := range tails {
+				l := indent + kw + tail
+				if firstWord(l) != kw {
+					continue
+				}
+				assert.True(t, reDefHeader.MatchString(l), "%q", l)
+				assert.True(t, isDefHeader(l), "%q", l)
+			}
+		}
+	}
+}
+
+// TestNameWeightSplitsAsTheGoal: the fast key of nameWeight is the term identParts makes.
+func TestNameWeightSplitsAsTheGoal(t *testing.T) {
+	for _, name := range []string{"getBaseTemp", "get_basetemp", "where", "x", "HTTPServer", "handler4", "__init__", "$scope", "jQuery$fn", "_"} {
+		q := ParseGoal(name)
+		a := Analyze([]string{name}, q)
+		parts, joined, multi := identParts(name)
+		key := joined
+		if !multi && len(parts) == 1 {
+			key = parts[0]
+		}
+		_, want := q.lookup(hashString(key))
+		if !multi && len(parts) == 0 {
+			want = false
+		}
+		assert.Equal(t, want, a.nameWeight(name) > 0, name)
+	}
+}

@@ -149,6 +149,37 @@ def write_report(rows):
 	}
 }
 
+// TestJavaScriptFunctionIsAUnit: "function name() {" heads a definition, so the body of the
+// function a goal names scores as one unit with its header, above every line of the other
+// function. (It was not a header until the eleventh round: "function" sits in the method
+// pattern's exclusions, and its lines without goal words scored near 0.)
+func TestJavaScriptFunctionIsAUnit(t *testing.T) {
+	src := strings.Split(`'use strict';
+
+function compileTrust(val) {
+  if (typeof val === 'function') return val;
+  if (val === true) {
+    return function () { return true };
+  }
+  return proxyaddr.compile(val || []);
+}
+
+function setCharset(type, charset) {
+  if (!type || !charset) {
+    return type;
+  }
+  var parsed = contentType.parse(type);
+  return contentType.format(parsed);
+}`, "\n")
+	s := score(t, engine.SourceCode, "fix compileTrust when the trust proxy setting is a number", src)
+	for i := 2; i <= 8; i++ { // compileTrust, header to closing brace
+		assert.GreaterOrEqual(t, s[i], 0.6*s[2], "line %d (%q) comes with its function's header", i+1, src[i])
+		for other := 10; other < len(src); other++ {
+			assert.Greater(t, s[i], s[other], "line %d (%q) above line %d (%q)", i+1, src[i], other+1, src[other])
+		}
+	}
+}
+
 func TestLogsRankTheLastFailureAboveNoise(t *testing.T) {
 	var lines []string
 	for i := 0; i < 200; i++ {
