@@ -105,8 +105,9 @@ regular regex`, "\n") {
 // recall, full weight loses on Python code.
 const abbrevWeight = 0.3
 
-// appendAbbrevTerms adds the short forms of the goal's words (not of its whole identifiers,
-// which name one thing) as weaker terms of their own, unless the goal has them already.
+// appendAbbrevTerms adds the short forms of the goal's prose words as weaker terms of their
+// own, unless the goal has them already. Words the goal writes as code, and its whole
+// identifiers, are names already and get none.
 func appendAbbrevTerms(ts []Term) []Term {
 	have := map[string]bool{}
 	for _, t := range ts {
@@ -125,7 +126,7 @@ func appendAbbrevTerms(ts []Term) []Term {
 					continue
 				}
 				have[a] = true
-				ts = append(ts, Term{Text: a, Weight: abbrevWeight * t.Weight, Code: t.Code, Display: t.Display, short: true})
+				ts = append(ts, Term{Text: a, Weight: abbrevWeight * t.Weight, Display: t.Display, short: true})
 			}
 		}
 	}

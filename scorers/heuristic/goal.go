@@ -46,7 +46,9 @@ var (
 
 // ParseGoal extracts weighted terms from a goal: identifiers split into parts, whole
 // identifiers, words of prose minus stop words, with code-like terms, traceback frames and
-// the goal's first line weighted up, and weights damped by repetition.
+// the goal's first line weighted up, and weights damped by repetition; then the short forms
+// of its prose words (appendAbbrevTerms) and the compounds of adjacent ones
+// (appendCompoundTerms), as code spells them.
 func ParseGoal(goal string) *Query { return parseGoal(goal) }
 
 // goalCache keeps the queries of recent goals: an agent sends the same goal with many reads,
