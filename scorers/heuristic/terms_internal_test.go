@@ -43,3 +43,37 @@ func TestDigitSuffixIdentifiersStayWhole(t *testing.T) {
 	assert.True(t, a.Exact[0])
 	assert.False(t, a.Exact[1])
 }
+
+// FuzzLineSplitAgreesWithGoalSplit: appendTerms (the line side, tuned for speed) yields, for
+// every word of any input, the terms identParts (the goal side, plain) makes of it.
+func FuzzLineSplitAgreesWithGoalSplit(f *testing.F) {
+	for _, s := range []string{"getHTTPServer(parse_header) utf8Decode", "x86 __init__ a_b v2Beta3", "\x1b[31mFAIL\x1b[0m TestFoo_bar", "naïveÉtat_x9Y", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want []termHash
+		for i := 0; ; {
+			i = skipNonWord(s, i)
+			if i >= len(s) {
+				break
+			}
+			j := i
+			for j < len(s) && isWordByte(s[j]) {
+				j++
+			}
+			parts, joined, multi := identParts(s[i:j])
+			for _, p := range parts {
+				want = append(want, hashString(p))
+			}
+			if multi {
+				want = append(want, hashString(joined))
+			}
+			i = j
+		}
+		got := appendTerms(nil, s)
+		if len(want) == 0 {
+			want = nil
+		}
+		assert.Equal(t, want, got, "%q", s)
+	})
+}
