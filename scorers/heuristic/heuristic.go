@@ -18,7 +18,8 @@ import (
 // of a block that clearly matches the goal, or a line that matches it itself".
 const Threshold = 0.5
 
-// Scorer is the heuristic scorer. It is stateless and safe for concurrent use.
+// Scorer is the heuristic scorer. Its only state is a cache of recent goals' queries
+// (immutable); it is safe for concurrent use.
 type Scorer struct {
 	goals *goalCache
 }
