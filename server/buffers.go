@@ -21,9 +21,7 @@ var bufferPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // getBuffer returns an empty buffer, possibly with room left by an earlier request.
 func getBuffer() *bytes.Buffer {
-	b := bufferPool.Get().(*bytes.Buffer)
-	b.Reset()
-	return b
+	return bufferPool.Get().(*bytes.Buffer) // putBuffer resets what it pools
 }
 
 // putBuffer gives b back for reuse. The caller must hold no slice of it any more.

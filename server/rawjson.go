@@ -11,8 +11,8 @@ import (
 // Requests carry one large string (the text) inside three levels of objects (envelope,
 // params, arguments). Decoding each level with encoding/json would scan that string again at
 // every level; these helpers split an already validated JSON value into its members with one
-// cheap pass, so the text is scanned by encoding/json only when the body is validated and
-// when the arguments are finally decoded into their typed struct.
+// cheap pass, so the text is scanned once when the body is validated (validJSON) and once
+// by encoding/json when the arguments are finally decoded into their typed struct.
 
 // objectFields splits raw, which must be valid JSON, into its members when it is an object.
 // Later duplicates win, as in encoding/json. ok is false when raw is not an object.

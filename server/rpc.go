@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
 )
 
 // DefaultProtocolVersion is what initialize answers when the client names no version.
@@ -26,8 +28,8 @@ type rpcResponse struct {
 }
 
 // toolResult is an MCP CallToolResult holding the payload as text and as structured content.
-// It keeps the payload's bytes only: encode writes them twice straight from the payload, and
-// MarshalJSON, the general path, builds the same object with encoding/json.
+// It keeps the payload's bytes only: rpcResponse.appendTo writes them twice straight from the
+// payload, and MarshalJSON, the general path, builds the same object with encoding/json.
 type toolResult struct {
 	payload json.RawMessage
 }
@@ -44,14 +46,19 @@ func (t *toolResult) MarshalJSON() ([]byte, error) {
 	return encodeJSON(struct {
 		Content           []textContent   `json:"content"`
 		StructuredContent json.RawMessage `json:"structuredContent"`
-	}{[]textContent{{Type: "text", Text: string(t.payload)}}, t.payload})
+	}{textContents(t.payload), t.payload})
+}
+
+// textContents is a tool result's content: the payload as one text item.
+func textContents(payload json.RawMessage) []textContent {
+	return []textContent{{Type: "text", Text: string(payload)}}
 }
 
 // legacyResult answers the direct methods (health, prune_text, recover_text, recover_range):
 // the payload's own fields, so result.status or result.prune_id work, plus the tool result's
 // content, so result.content[0].text works too.
 func legacyResult(payload json.RawMessage) (json.RawMessage, error) {
-	content, err := encodeJSON([]textContent{{Type: "text", Text: string(payload)}})
+	content, err := encodeJSON(textContents(payload))
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +145,7 @@ func readBody(buf *bytes.Buffer, r io.Reader, declared int64) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// encode returns the response as one line of JSON.
+// encode returns the response as one line of JSON (the tests' view of appendTo).
 func (r *rpcResponse) encode() ([]byte, error) { return r.appendTo(nil) }
 
 // appendTo appends the response to dst as one line of JSON. A tool result, whose payload
@@ -277,7 +284,7 @@ func callParamsOf(params json.RawMessage) (string, json.RawMessage, error) {
 	var name string
 	raw, ok := p["name"]
 	if !ok {
-		return "", nil, fieldErr("name", problemRequired)
+		return "", nil, fieldErr("name", engine.ProblemRequired)
 	}
 	if !isJSONString(raw) || json.Unmarshal(raw, &name) != nil {
 		return "", nil, fieldErr("name", "must be a string")

@@ -71,7 +71,7 @@ func (s *Schema) check(path string, raw []byte) error {
 		}
 		for _, name := range s.Required {
 			if _, ok := obj[name]; !ok {
-				return fieldErr(join(path, name), problemRequired)
+				return fieldErr(join(path, name), engine.ProblemRequired)
 			}
 		}
 		names := make([]string, 0, len(obj))
@@ -223,9 +223,6 @@ func jsonNames(t reflect.Type) []string {
 	fieldNames.Store(t, names)
 	return names
 }
-
-// problemRequired is the problem of a missing field ("text is required").
-const problemRequired = engine.ProblemRequired
 
 func fieldErr(path, problem string) error {
 	if path == "" {
