@@ -114,13 +114,21 @@ func (m *Matrix) Kind() string {
 	if m.N == 0 {
 		return ""
 	}
-	row := m.Row(0)
-	for k, c := range KindColumns {
-		if row[c] == 1 {
-			return Kinds[k]
-		}
+	if k := KindOf(m.Row(0)); k >= 0 {
+		return Kinds[k]
 	}
 	return ""
+}
+
+// KindOf returns the index in Kinds of a feature row's source kind, or -1 when no kind
+// column is set.
+func KindOf(row []float32) int {
+	for k, c := range KindColumns {
+		if row[c] == 1 {
+			return k
+		}
+	}
+	return -1
 }
 
 // Row returns the features of line i.

@@ -139,7 +139,7 @@ func sampleCase(ctx context.Context, c *benchmarks.Case, cfg *Config, tokens eng
 	}
 	d := &caseData{id: c.ID, group: GroupOf(c), file: c.File, pos: len(pos), kind: -1}
 	if n > 0 {
-		d.kind = kindOf(m.Row(0))
+		d.kind = linefeat.KindOf(m.Row(0))
 	}
 	add := func(i int, y, w float32) {
 		d.x = append(d.x, m.Row(i)...)

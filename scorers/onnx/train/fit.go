@@ -93,10 +93,7 @@ func fit(ctx context.Context, data []*caseData, cfg Config) (*Model, error) {
 		if slices.Contains(cfg.FrozenKinds, linefeat.Kinds[k]) {
 			subset = nil
 		}
-		base := BaseHeuristic
-		if slices.Contains(cfg.StructuralKinds, linefeat.Kinds[k]) {
-			base = BaseStructural
-		}
+		base := cfg.base(linefeat.Kinds[k])
 		e, err := fitExpert(ctx, subset, m, cfg, uint64(k), base, slices.Contains(cfg.LinearKinds, linefeat.Kinds[k]))
 		if err != nil {
 			return nil, err
@@ -402,8 +399,10 @@ func standardise(data []*caseData, F int) (mean, std []float32) {
 // threshold picks the keep thresholds. The default: for each source kind, the score above
 // which share of the lines lie on its median training case (estimated from the weighted
 // samples), and the highest of those, so no kind keeps much more than share in natural mode.
-// Per kind: a frozen expert is its base scorer, so requests of its kind get that scorer's own
-// threshold and the model prunes them in natural mode exactly as the base scorer does.
+// Per kind: a frozen expert is its base scorer, so requests of its kind get that scorer's
+// default threshold and the model prunes them in natural mode as the base scorer does
+// (except where structural defers to the heuristic and answers with the heuristic's
+// threshold: the features do not carry a per-request threshold).
 func threshold(m *Model, data []*caseData, cfg Config) (float64, map[string]float64) {
 	share := cfg.KeepShare
 	perKind := map[int][]float64{}
@@ -445,7 +444,7 @@ func threshold(m *Model, data []*caseData, cfg Config) (float64, map[string]floa
 	}
 	for _, kind := range cfg.FrozenKinds {
 		kinds[kind] = heuristic.Threshold
-		if slices.Contains(cfg.StructuralKinds, kind) {
+		if cfg.base(kind) == BaseStructural {
 			kinds[kind] = structural.Threshold
 		}
 	}
@@ -465,4 +464,13 @@ func f32(v []float64) []float32 {
 		out[i] = float32(x)
 	}
 	return out
+}
+
+// base is the scorer an expert of kind starts from: structural for StructuralKinds, else the
+// heuristic.
+func (c Config) base(kind string) string {
+	if slices.Contains(c.StructuralKinds, kind) {
+		return BaseStructural
+	}
+	return BaseHeuristic
 }

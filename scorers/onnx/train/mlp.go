@@ -75,20 +75,10 @@ func column(name string) int {
 	panic("linefeat has no column " + name)
 }
 
-// kindOf returns the expert of a feature row, or -1 when no kind column is set.
-func kindOf(x []float32) int {
-	for k, c := range linefeat.KindColumns {
-		if x[c] == 1 {
-			return k
-		}
-	}
-	return -1
-}
-
 // Logit returns the model's pre-sigmoid output for one feature row, computing in float32 in
 // the graph's order of operations so it agrees with onnxruntime to rounding.
 func (m *Model) Logit(x []float32, z, h []float32) float32 {
-	k := kindOf(x)
+	k := linefeat.KindOf(x)
 	if k < 0 {
 		return 0
 	}
