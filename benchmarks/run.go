@@ -321,10 +321,7 @@ func linesCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots 
 			case fallback:
 				keep = rank
 			case sl.mode == ModeNatural:
-				th := engine.ThresholdOf(s)
-				if resp.Threshold != nil {
-					th = *resp.Threshold
-				}
+				th := resp.ThresholdOr(engine.ThresholdOf(s))
 				for _, i := range rank {
 					if scores[i] >= th {
 						keep = append(keep, i)

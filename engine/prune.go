@@ -279,10 +279,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 
 	// A budget says how much to keep; the scorer's threshold would only starve it, so with a
 	// budget and no explicit threshold every line is a candidate, best first.
-	threshold := ThresholdOf(scorer)
-	if resp.Threshold != nil {
-		threshold = *resp.Threshold
-	}
+	threshold := resp.ThresholdOr(ThresholdOf(scorer))
 	if req.TokenBudget > 0 {
 		threshold = 0
 	}

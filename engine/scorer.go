@@ -36,6 +36,14 @@ type ScoreResponse struct {
 	Threshold *float64
 }
 
+// ThresholdOr is the response's Threshold when it has one, else def (the scorer's default).
+func (r *ScoreResponse) ThresholdOr(def float64) float64 {
+	if r.Threshold != nil {
+		return *r.Threshold
+	}
+	return def
+}
+
 // Scorer assigns every line of a request a relevance in [0, 1].
 type Scorer interface {
 	// Score must be safe for concurrent use and should honour ctx's deadline.

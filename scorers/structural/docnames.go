@@ -13,8 +13,9 @@ const staleDocName = 1.0
 // liftStaleDocNames raises, under a goal about comments, every doc comment that opens with an
 // identifier which is not its definition's name ("// AddCommand removes one or more commands"
 // above RemoveCommand, "// fileReplacementsProvider handles" above a type renamed since):
-// from its first line to the end of the definition's header, the signature included. Go's convention (and many JSDoc, Rust and Python habits) starts a doc
-// comment with the name it documents, so such a comment was copied or outlived a rename, and
+// from its first comment line with a word to the end of the definition's header, the
+// signature included. Go's convention (and many JSDoc and Rust habits) starts a doc comment
+// with the name it documents, so such a comment was copied or outlived a rename, and
 // a goal like "fix inconsistent function name in comment" asks for exactly it, in words
 // that match nothing of it. Only identifiers written as code count (heuristic.IsCodeLike):
 // "Returns the ..." is prose, "JSON encodes ..." an acronym.
@@ -24,7 +25,7 @@ func liftStaleDocNames(q *heuristic.Query, lines []string, s []float64, o *outli
 	}
 	var comment []bool
 	for _, u := range o.units {
-		if u.role != roleDef && u.role != roleContainer || u.bodyStart <= u.start {
+		if u.role != roleDef && u.role != roleContainer {
 			continue
 		}
 		name := lastWord(u.name)

@@ -110,7 +110,9 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 	}
 	heur := func() (*engine.ScoreResponse, *heuristic.Analysis, error) {
 		if h != nil && a != nil {
-			c := *h // a shallow copy: callers below only append to Warnings
+			// A shallow copy: callers below append to Warnings and replace Scores before
+			// changing them.
+			c := *h
 			c.Warnings = append([]string(nil), h.Warnings...)
 			return &c, a, nil
 		}
