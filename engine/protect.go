@@ -38,10 +38,10 @@ type protection struct {
 
 // protect returns each line's protection level and the atomic units (spans kept or cut
 // whole) for a source type: joinPrev[i] means line i belongs to the same unit as line i-1.
-func protect(lines []string, st SourceType) (prot []uint8, joinPrev []bool) {
+func protect(lines []string, st SourceType) protection {
 	n := len(lines)
-	prot = make([]uint8, n)
-	joinPrev = make([]bool, n)
+	prot := make([]uint8, n)
+	joinPrev := make([]bool, n)
 	unit := joinPrev
 	switch st {
 	case SourceCode:
@@ -52,7 +52,7 @@ func protect(lines []string, st SourceType) (prot []uint8, joinPrev []bool) {
 		protectDocs(lines, prot, unit)
 	}
 	protectDirectives(lines, prot, unit)
-	return prot, joinPrev
+	return protection{prot: prot, joinPrev: joinPrev}
 }
 
 func protectCode(lines []string, prot []uint8) {

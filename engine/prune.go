@@ -90,7 +90,7 @@ func probeSample() []string {
 	rng := rand.New(rand.NewPCG(1, 2))
 	ids := make([]string, 256)
 	for i := range ids {
-		ids[i] = fmt.Sprintf("prn_%016d%016d", rng.Uint64N(1e16), rng.Uint64N(1e16)) // NewPruneID's form
+		ids[i] = pruneID(rng.Uint64N(1e16), rng.Uint64N(1e16))
 	}
 	return ids
 }
@@ -255,7 +255,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	var meanwhile func()
 	overlap := len(lines) >= overlapLines
 	if overlap {
-		meanwhile = func() { pr.prot, pr.joinPrev = protect(lines, req.SourceType) }
+		meanwhile = func() { pr = protect(lines, req.SourceType) }
 	}
 	resp, scoreErr := callScorer(ctx, scorer, &ScoreRequest{
 		Lines: lines, Goal: req.GoalHint, SourceType: req.SourceType, Path: req.Path, Language: req.Language,
@@ -274,7 +274,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	}
 
 	if !overlap {
-		pr.prot, pr.joinPrev = protect(lines, req.SourceType)
+		pr = protect(lines, req.SourceType)
 	}
 
 	// A budget says how much to keep; the scorer's threshold would only starve it, so with a

@@ -26,8 +26,8 @@ type Store interface {
 	Get(ctx context.Context, id string) (string, error)
 }
 
-// NewPruneID returns a fresh id of the form "prn_<32 hex>" whose 32 characters are decimal
-// digits (106 random bits from crypto/rand). A tokenizer cuts a run of digits into groups
+// NewPruneID returns a fresh id of the form "prn_<32 decimal digits>" (pruneID; 106 random
+// bits from crypto/rand). A tokenizer cuts a run of digits into groups
 // of three whatever the digits are, so every id costs the same tokens in a marker (40 per
 // marker in cl100k_base, against 41–55 and a mode of 47 for ids of random hex), and newID
 // need not draw ids until one costs the usual count.
@@ -35,22 +35,24 @@ func NewPruneID() string {
 	// Two draws below the largest multiple of 10^16 under 2^64, each 16 digits, uniform.
 	const block = 10_000_000_000_000_000
 	const limit = (1<<64 - 1) / block * block
-	out := make([]byte, 0, 4+32)
-	out = append(out, "prn_"...)
+	var v [2]uint64
 	var b [8]byte
-	for range 2 {
+	for k := range v {
 		for {
 			if _, err := rand.Read(b[:]); err != nil {
 				panic("engine: crypto/rand failed: " + err.Error()) // never happens on Linux
 			}
-			if v := binary.LittleEndian.Uint64(b[:]); v < limit {
-				out = fmt.Appendf(out, "%016d", v%block)
+			if x := binary.LittleEndian.Uint64(b[:]); x < limit {
+				v[k] = x % block
 				break
 			}
 		}
 	}
-	return string(out)
+	return pruneID(v[0], v[1])
 }
+
+// pruneID is the form of every prune id: "prn_" and two numbers below 10^16, 16 digits each.
+func pruneID(hi, lo uint64) string { return fmt.Sprintf("prn_%016d%016d", hi, lo) }
 
 // MemoryStore is an in-memory Store with a TTL and a total byte cap enforced by
 // least-recently-used eviction, so memory cannot grow without limit.

@@ -131,7 +131,7 @@ const ProblemRequired = "is required"
 
 func (e *FieldError) Error() string {
 	if e.Problem == ProblemRequired {
-		return e.Field + " is required" // not "invalid text: is required"
+		return e.Field + " " + ProblemRequired // not "invalid text: is required"
 	}
 	return fmt.Sprintf("invalid %s: %s", e.Field, e.Problem)
 }

@@ -54,6 +54,14 @@ type cacheEntry struct {
 	n, nl int32
 }
 
+// count is the entry's count of its text, followed by "\n" when nl.
+func (ce cacheEntry) count(nl bool) int {
+	if nl {
+		return int(ce.nl)
+	}
+	return int(ce.n)
+}
+
 func (g *generation) bytes() int { return len(g.arena) + g.index.len()*entryOverhead }
 
 func (g *generation) lookup(h uint64, s string) (slot, bool) {

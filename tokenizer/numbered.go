@@ -12,8 +12,9 @@ import (
 // prefix. countNumbered reuses R's counts instead, exactly:
 //
 //   - No pre-token crosses the end of "N│": one starting at a digit holds only digits
-//     (\p{N}{1,3}), and "│" is a symbol run that stops at the blank after it. This is not
-//     assumed but checked: the scanner must find a piece boundary there.
+//     (\p{N}{1,3}), and "│" is a symbol run that stops at the blank after it. When every
+//     digit group is one token (prefixBarTokens, checked at load) the prefix's count
+//     follows without a scan; otherwise the scanner must find a piece boundary there.
 //   - The rest, " "+R, differs from R only in its first pre-tokens: both are scanned side by
 //     side until they reach a common piece boundary q. The patterns have no look-behind, so
 //     from q on the pre-tokens of " "+R and of R are the same, and

@@ -143,11 +143,7 @@ func (e *Encoder) countLineSegments(s string, costs []int) int {
 	total, line := 0, 0
 	e.eachSegment(s, func(key string, nl bool) {
 		ce := e.segmentEntry(key)
-		if nl {
-			total += int(ce.nl)
-		} else {
-			total += int(ce.n)
-		}
+		total += ce.count(nl)
 		line = e.segmentLines(key, ce, costs, line)
 	})
 	return total
@@ -248,11 +244,7 @@ func (e *Encoder) splitsAt(s string, p int) bool {
 
 // segment returns the count of key, followed by "\n" when nl, through the cache.
 func (e *Encoder) segment(key string, nl bool) int {
-	ce := e.segmentEntry(key)
-	if nl {
-		return int(ce.nl)
-	}
-	return int(ce.n)
+	return e.segmentEntry(key).count(nl)
 }
 
 // segmentEntry returns key's counts without and with a "\n", through the cache.
