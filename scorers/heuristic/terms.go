@@ -104,10 +104,25 @@ func appendTerms(dst []termHash, s string) []termHash {
 		if i >= n {
 			break
 		}
-		// part hashes the current part, whole the identifier without '_' (a term when the
-		// identifier has several parts), both in the same pass.
-		part, whole := uint64(fnvOffset), uint64(fnvOffset)
-		partLen, parts := 0, 0
+		// Most words start with a run of lower-case letters, and most are nothing else: hash
+		// that run alone first, with no part boundary to look for inside it.
+		start := i
+		part := uint64(fnvOffset)
+		for i < n && byteClass[s[i]] == clsLower {
+			part = (part ^ uint64(s[i])) * fnvPrime
+			i++
+		}
+		if i >= n || !wordBytes[s[i]] {
+			if i-start >= 2 {
+				dst = append(dst, termHash(part))
+			}
+			continue
+		}
+		// Otherwise part hashes the current part, whole the identifier without '_' (a term
+		// when the identifier has several parts), both in the same pass; the run so far is
+		// the first part of both.
+		whole := part
+		partLen, parts := i-start, 0
 		for ; i < n && wordBytes[s[i]]; i++ {
 			c := s[i]
 			if c == '_' {
