@@ -3,6 +3,7 @@ package heuristic_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,6 +47,47 @@ func BenchmarkScore(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkScoreReal is BenchmarkScore on the real texts of ../shared/bench: the first
+// 10,000 lines of each development file's cases, joined in file order, scored against the
+// first case's goal. Real CI logs have short lines and few identifiers, Python code and
+// reStructuredText differ from Go source: this is the throughput an agent's reads get.
+func BenchmarkScoreReal(b *testing.B) {
+	dir, err := benchmarks.DefaultDataDir("")
+	if err != nil {
+		b.Skipf("no benchmark data: %v", err)
+	}
+	for _, set := range []string{"code", "logs", "docs"} {
+		b.Run("set="+set, func(b *testing.B) {
+			cases, err := benchmarks.LoadCases(filepath.Join(dir, set+".dev.jsonl.gz"))
+			if err != nil || len(cases) == 0 {
+				b.Skipf("no %s cases: %v", set, err)
+			}
+			const n = 10000
+			var lines []string
+			for _, c := range cases {
+				if lines = append(lines, engine.SplitLines(c.Text)...); len(lines) >= n {
+					break
+				}
+			}
+			lines = lines[:min(n, len(lines))]
+			size := 0
+			for _, l := range lines {
+				size += len(l) + 1
+			}
+			req := &engine.ScoreRequest{Lines: lines, Goal: cases[0].GoalHint, SourceType: cases[0].SourceType, Path: cases[0].Path}
+			s := heuristic.New()
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Score(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

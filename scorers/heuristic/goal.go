@@ -108,7 +108,7 @@ func parseGoal(goal string) *Query {
 			terms[t] = a
 		}
 		a.count++
-		a.weight = math.Max(a.weight, w)
+		a.weight = max(a.weight, w)
 		a.exact = a.exact || exact
 		a.code = a.code || code
 		a.named = a.named || named

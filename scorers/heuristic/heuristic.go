@@ -9,7 +9,6 @@ package heuristic
 
 import (
 	"context"
-	"math"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 )
@@ -150,17 +149,17 @@ func scoreStructured(lines []string, a *Analysis, w weights) []float64 {
 	for i := 0; i < n; i++ {
 		c := block[i]
 		if p := parent[i]; p >= 0 {
-			c = math.Max(c, block[p])
+			c = max(c, block[p])
 			if gp := parent[p]; gp >= 0 {
-				c = math.Max(c, w.parentBlock/w.block*block[gp])
+				c = max(c, w.parentBlock/w.block*block[gp])
 			}
 		}
 		ctxScore[i] = c
 	}
 	zl, zc := strongMatch, strongMatch
 	for i := 0; i < n; i++ {
-		zl = math.Max(zl, a.Lex[i])
-		zc = math.Max(zc, ctxScore[i])
+		zl = max(zl, a.Lex[i])
+		zc = max(zc, ctxScore[i])
 	}
 	out := make([]float64, n)
 	for i := 0; i < n; i++ {
@@ -182,13 +181,13 @@ func spread(s []float64) []float64 {
 		v := s[i]
 		for d, f := range [...]float64{0.7, 0.45} {
 			if j := i - d - 1; j >= 0 {
-				v = math.Max(v, f*s[j])
+				v = max(v, f*s[j])
 			}
 			if j := i + d + 1; j < n {
-				v = math.Max(v, f*s[j])
+				v = max(v, f*s[j])
 			}
 		}
-		out[i] = math.Min(1, v)
+		out[i] = min(1, v)
 	}
 	return out
 }
@@ -238,8 +237,8 @@ func scoreCode(lines []string, a *Analysis) []float64 {
 	}
 	zl, zd := strongMatch, strongMatch
 	for i := 0; i < n; i++ {
-		zl = math.Max(zl, a.Lex[i])
-		zd = math.Max(zd, defScore[i])
+		zl = max(zl, a.Lex[i])
+		zd = max(zd, defScore[i])
 	}
 	out := make([]float64, n)
 	for i := 0; i < n; i++ {
@@ -260,7 +259,7 @@ func scoreCode(lines []string, a *Analysis) []float64 {
 	for i := 0; i < n; i++ {
 		if isHeader[i] {
 			for p := t.parent[i]; p >= 0; p = t.parent[p] {
-				out[p] = math.Max(out[p], 0.8*out[i])
+				out[p] = max(out[p], 0.8*out[i])
 			}
 		}
 	}

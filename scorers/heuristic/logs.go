@@ -81,20 +81,20 @@ func lineFailure(l string, hashes []termHash) float64 {
 			if embedded[k] {
 				w *= embeddedShare
 			}
-			best = math.Max(best, w)
+			best = max(best, w)
 			sum += w
 		}
 	}
 	if marks {
 		if failMark(l) {
 			failedWord = true
-			best = math.Max(best, failGlyph)
+			best = max(best, failGlyph)
 			sum += failGlyph
 		} else if best > 0 && passMark(l) {
 			passed, marked = true, true
 		}
 	}
-	f := math.Min(1, best+0.15*(sum-best))
+	f := min(1, best+0.15*(sum-best))
 	// Status words are upper case in most reporters (PASSED, SKIPPED, "--- PASS:", OK);
 	// prose ("failed to pass the check") is not a status.
 	if passed && !failedWord && (marked || passStatus(l)) && !strings.Contains(l, "FAIL") && !strings.Contains(l, "ERROR") {
