@@ -30,21 +30,7 @@ func BenchmarkScore(b *testing.B) {
 	for _, n := range []int{100, 1000, 10000, 100000} {
 		for _, st := range []engine.SourceType{engine.SourceCode, engine.SourceLogs, engine.SourceDocs} {
 			b.Run(fmt.Sprintf("lines=%d/source=%s", n, st), func(b *testing.B) {
-				lines := benchLines(b, n)
-				size := 0
-				for _, l := range lines {
-					size += len(l) + 1
-				}
-				req := &engine.ScoreRequest{Lines: lines, Goal: "Shutdown hangs when closeIdleConns never reports quiescent", SourceType: st}
-				s := heuristic.New()
-				b.SetBytes(int64(size))
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if _, err := s.Score(context.Background(), req); err != nil {
-						b.Fatal(err)
-					}
-				}
+				benchScore(b, &engine.ScoreRequest{Lines: benchLines(b, n), Goal: "Shutdown hangs when closeIdleConns never reports quiescent", SourceType: st})
 			})
 		}
 	}
@@ -73,21 +59,25 @@ func BenchmarkScoreReal(b *testing.B) {
 				}
 			}
 			lines = lines[:min(n, len(lines))]
-			size := 0
-			for _, l := range lines {
-				size += len(l) + 1
-			}
-			req := &engine.ScoreRequest{Lines: lines, Goal: cases[0].GoalHint, SourceType: cases[0].SourceType, Path: cases[0].Path}
-			s := heuristic.New()
-			b.SetBytes(int64(size))
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if _, err := s.Score(context.Background(), req); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchScore(b, &engine.ScoreRequest{Lines: lines, Goal: cases[0].GoalHint, SourceType: cases[0].SourceType, Path: cases[0].Path})
 		})
+	}
+}
+
+// benchScore times a fresh heuristic Scorer on req, reporting input bytes per second.
+func benchScore(b *testing.B, req *engine.ScoreRequest) {
+	size := 0
+	for _, l := range req.Lines {
+		size += len(l) + 1
+	}
+	s := heuristic.New()
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Score(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
