@@ -36,3 +36,25 @@ func TestEmbeddedTerms(t *testing.T) {
 	assert.Equal(t, []bool{true, true, false, false, true, false, false, true, false, false}, emb)
 	assert.Equal(t, appendTerms(nil, "onErrorFailed x AssertionError error_log"), h, "the same terms as appendTerms")
 }
+
+// TestIsLogNoise: progress chatter and zero-count summaries mention failure words without
+// being failures; real failure lines, with or without digits, are not noise.
+func TestIsLogNoise(t *testing.T) {
+	for l, want := range map[string]bool{
+		"":                                     true,
+		"   ":                                  true,
+		"Downloading error-prone-2.3.jar":      true,
+		"  Downloaded: failsafe 1.2 (4 KB)":    true,
+		"Progress (1): 12/40 KB errors":        true,
+		"Compiled with 0 errors":               true,
+		"Tests run: 12, 0 failures":            true,
+		"lint finished, errors: 0":             true,
+		"Tests run: 3, Failures: 0, Errors: 0": true,
+		"ERROR: build failed":                  false,
+		"Tests run: 12, 1 failures":            false,
+		"error: expected 0 arguments, got 2":   false,
+		"10 errors":                            true, // "0 errors" inside "10 errors": a known false alarm kept as it was
+	} {
+		assert.Equal(t, want, isLogNoise(l), "%q", l)
+	}
+}
