@@ -69,5 +69,3 @@ func appendCompoundTerms(goal string, ts []Term) []Term {
 	}
 	return ts
 }
-
-func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }

@@ -156,7 +156,7 @@ func (m *defMatcher) next(c byte, i int, at, from *int) int {
 }
 
 func isIdentStart(c byte) bool {
-	return c == '_' || c == '$' || (c|0x20 >= 'a' && c|0x20 <= 'z')
+	return c == '_' || c == '$' || isASCIILetter(c)
 }
 
 func isIdentCont(c byte) bool { return isIdentStart(c) || (c >= '0' && c <= '9') }

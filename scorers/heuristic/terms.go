@@ -313,9 +313,11 @@ func variants(w string) []string {
 
 func isASCIIAlpha(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if s[i]|0x20 < 'a' || s[i]|0x20 > 'z' {
+		if !isASCIILetter(s[i]) {
 			return false
 		}
 	}
 	return true
 }
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
