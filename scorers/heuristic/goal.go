@@ -168,13 +168,13 @@ func parseGoal(goal string) *Query {
 		w := a.weight * (1 + 0.5*math.Log1p(a.count-1))
 		q.Terms = append(q.Terms, Term{Text: t, Weight: w, Exact: a.exact, Code: a.code, Named: a.named, Display: a.display})
 	}
+	// The terms came out of a map: put them in a fixed order before the short forms are
+	// derived, since a short form two words share (dir from directory and directories) takes
+	// the weight of the first that reaches it. In map order that made scores vary from run
+	// to run.
+	sortTerms(q.Terms)
 	q.Terms = appendAbbrevTerms(q.Terms)
-	sort.Slice(q.Terms, func(i, j int) bool {
-		if q.Terms[i].Weight != q.Terms[j].Weight {
-			return q.Terms[i].Weight > q.Terms[j].Weight
-		}
-		return q.Terms[i].Text < q.Terms[j].Text
-	})
+	sortTerms(q.Terms)
 	if len(q.Terms) > maxGoalTerms {
 		q.Terms = q.Terms[:maxGoalTerms]
 	}
@@ -193,6 +193,17 @@ func parseGoal(goal string) *Query {
 	}
 	q.index = newTermTable(hashes, idx)
 	return q
+}
+
+// sortTerms orders terms by weight, heaviest first, then by text (unique among a goal's
+// terms).
+func sortTerms(ts []Term) {
+	sort.Slice(ts, func(i, j int) bool {
+		if ts[i].Weight != ts[j].Weight {
+			return ts[i].Weight > ts[j].Weight
+		}
+		return ts[i].Text < ts[j].Text
+	})
 }
 
 // identPartWeight scales the parts of a multi-part goal identifier.
