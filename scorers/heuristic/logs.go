@@ -255,9 +255,11 @@ func spreadBlocks(lines []string, raw, s []float64) {
 		peak[i], at[i] = raw[i], int32(i)
 	}
 	for j := n - 1; j >= 0; j-- {
-		// Blank lines past a block's end name its header as parent but are not part of it:
-		// their score must not become the block's peak, whose line the decay measures from.
-		if p := t.parent[j]; p >= 0 && int32(j) < t.end[p] && peak[j] > peak[p] {
+		// A peak must lie inside the block it lifts, since the decay measures from it. Blank
+		// lines past a block's end name its header as parent but are not part of it, and a
+		// closer that opens a block ("} else {", ") -> int:") is its header's last line but
+		// heads lines past that block's end.
+		if p := t.parent[j]; p >= 0 && at[j] < t.end[p] && peak[j] > peak[p] {
 			peak[p], at[p] = peak[j], at[j]
 		}
 	}

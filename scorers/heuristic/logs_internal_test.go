@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestLogsColouredWords: a terminal colour code glued to a word ("\x1b[31merror") hides
@@ -57,4 +58,24 @@ func TestIsLogNoise(t *testing.T) {
 	} {
 		assert.Equal(t, want, isLogNoise(l), "%q", l)
 	}
+}
+
+// TestSpreadBlocksCloserThatOpensABlock: a closer that opens the next block ("} else {",
+// Python's ") -> int:" after a multi-line signature) ends its header's block and heads one of
+// its own that runs past it. The best line of that later block is no part of the header's
+// block and must not become its peak: it had been, and the distance from it overran the
+// decay table (a panic; the engine failed open and kept the whole log).
+func TestSpreadBlocksCloserThatOpensABlock(t *testing.T) {
+	lines := []string{"def handler(", "    request,", ") -> int:"}
+	for i := 0; i < 200; i++ {
+		lines = append(lines, "    step()")
+	}
+	lines = append(lines, "    raise RuntimeError('fatal: build failed')")
+	raw := make([]float64, len(lines))
+	raw[len(lines)-1] = 1
+	s := make([]float64, len(lines))
+	copy(s, raw)
+	require.NotPanics(t, func() { spreadBlocks(lines, raw, s) })
+	assert.Zero(t, s[1], "the signature's lines take nothing from the body's last line")
+	assert.Equal(t, 1.0, s[len(lines)-1])
 }
