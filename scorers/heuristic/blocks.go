@@ -12,42 +12,65 @@ type tree struct {
 func Indent(l string) (width int, nonBlank bool) { return indentOf(l) }
 
 func indentOf(l string) (int, bool) {
-	w := 0
-	for i := 0; i < len(l); i++ {
+	w, i, _ := indentEnd(l)
+	return w, i < len(l)
+}
+
+// indentEnd returns the indentation width of l (a tab counts 4; 0 for a blank line), the
+// index of its first non-blank byte (len(l) for a blank line) and whether everything before
+// that byte is ' ', '\t' or '\r' (the bytes isCloser steps over).
+func indentEnd(l string) (width, first int, plain bool) {
+	// Code is indented with spaces: count them in a loop of their own.
+	i := 0
+	for i < len(l) && l[i] == ' ' {
+		i++
+	}
+	w, plain := i, true
+	for ; i < len(l); i++ {
 		switch l[i] {
 		case ' ':
 			w++
 		case '\t':
 			w += 4
-		case '\r', '\f', '\v':
+		case '\r':
+		case '\f', '\v':
+			plain = false
 		case 0x1b:
 			// A terminal colour code (ESC [ parameters letter) is no text: CI logs colour
 			// a line before its indentation as often as after it.
 			if i+1 < len(l) && l[i+1] == '[' {
+				plain = false
 				i = skipCSI(l, i) - 1 // the loop steps past the sequence's final byte
 				continue
 			}
-			return w, true
+			return w, i, plain
 		default:
-			return w, true
+			return w, i, plain
 		}
 	}
-	return 0, false
+	return 0, len(l), plain
 }
 
 // closers are lines that end a brace block at the block's own indentation ("}", "end",
 // "})"): they belong to the block they close.
 func isCloser(l string) bool {
-	for i := 0; i < len(l); i++ {
-		switch l[i] {
-		case ' ', '\t', '\r':
-			continue
-		case '}', ')', ']':
-			return true
-		case 'e':
-			return len(l) >= i+3 && l[i:i+3] == "end" && (len(l) == i+3 || !isWordByte(l[i+3]))
-		}
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r') {
+		i++
+	}
+	return closesAt(l, i)
+}
+
+// closesAt is isCloser for a line whose bytes before i are all ' ', '\t' or '\r'.
+func closesAt(l string, i int) bool {
+	if i >= len(l) {
 		return false
+	}
+	switch l[i] {
+	case '}', ')', ']':
+		return true
+	case 'e':
+		return len(l) >= i+3 && l[i:i+3] == "end" && (len(l) == i+3 || !isWordByte(l[i+3]))
 	}
 	return false
 }
@@ -63,15 +86,20 @@ func buildTree(lines []string) tree {
 	lastNonBlank := int32(-1)
 	for i, l := range lines {
 		t.end[i] = int32(i + 1)
-		ind, ok := indentOf(l)
-		if !ok { // blank: inside whatever block is open
+		ind, first, plain := indentEnd(l)
+		if first == len(l) { // blank: inside whatever block is open
 			t.parent[i] = -1
 			if len(stack) > 0 {
 				t.parent[i] = stack[len(stack)-1].line
 			}
 			continue
 		}
-		closer := isCloser(l)
+		closer := false
+		if plain { // the indentation is what isCloser steps over
+			closer = closesAt(l, first)
+		} else {
+			closer = isCloser(l)
+		}
 		for len(stack) > 0 && (stack[len(stack)-1].indent > ind || (stack[len(stack)-1].indent == ind && !closer)) {
 			top := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
