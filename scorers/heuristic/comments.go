@@ -165,6 +165,9 @@ func CommentLines(lines []string) []bool {
 // trimLeftASCII drops leading ASCII white space (the indentation of code).
 func trimLeftASCII(l string) string {
 	i := 0
+	for i < len(l) && l[i] == ' ' { // the common indentation, in a loop of its own
+		i++
+	}
 	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r' || l[i] == '\v' || l[i] == '\f') {
 		i++
 	}
@@ -173,6 +176,14 @@ func trimLeftASCII(l string) string {
 
 func isPreprocessor(t string) bool {
 	w := strings.TrimSpace(t[1:])
+	if w == "" {
+		return false
+	}
+	switch w[0] { // the directives' initials: most '#' lines are comments, ruled out here
+	case 'i', 'd', 'u', 'e', 'p', 'w', 'l':
+	default:
+		return false
+	}
 	for _, d := range [...]string{"include", "define", "undef", "if", "ifdef", "ifndef", "else", "elif", "endif", "pragma", "error", "warning", "line", "import"} {
 		if strings.HasPrefix(w, d) && (len(w) == len(d) || w[len(d)] == ' ' || w[len(d)] == '\t' || w[len(d)] == '<' || w[len(d)] == '"' || w[len(d)] == '(') {
 			return true

@@ -52,6 +52,42 @@ func TestCommentLines(t *testing.T) {
 	assert.Equal(t, want, heuristic.CommentLines(src))
 }
 
+// TestPreprocessorLinesAreCode: every C preprocessor directive, spaced or not, is code; a
+// '#' comment is a comment, including one that opens with a directive's initial but is no
+// directive, and a comment that reads like one ("# if ...") is taken for one, as before.
+func TestPreprocessorLinesAreCode(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		line    string
+		comment bool
+	}{
+		{"include", "#include <stdio.h>", false},
+		{"spaced define", "#  define MAX 4", false},
+		{"undef", "#undef MAX", false},
+		{"if", "#if defined(X)", false},
+		{"ifdef", "#ifdef X", false},
+		{"ifndef", "#ifndef X", false},
+		{"else", "#else", false},
+		{"elif", "#elif X", false},
+		{"endif", "#endif", false},
+		{"pragma", "#pragma once", false},
+		{"error", `#error "no"`, false},
+		{"warning", "#warning old", false},
+		{"line", "#line 10", false},
+		{"import", "#import <Foundation/Foundation.h>", false},
+		{"include with a quote", `#include"x.h"`, false},
+		{"prose with an initial", "# ensure the cache is warm", true},
+		{"prose in capitals", "# Install the package", true},
+		{"a directive's prefix only", "#includes are sorted", true},
+		{"empty", "#", true},
+		{"prose that reads as a directive", "# if the user is absent", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, []bool{tc.comment}, heuristic.CommentLines([]string{tc.line}))
+		})
+	}
+}
+
 // TestCommentGoalRanksCommentsFirst: under a goal about a comment, comment lines rise above
 // code that does not match (the doc comment of the named function most), and under any other
 // goal they do not.

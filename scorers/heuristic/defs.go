@@ -93,17 +93,16 @@ func definitions(lines []string, t tree) (def []int32, isHeader []bool) {
 	for i, l := range lines {
 		isHeader[i] = t.end[i] > int32(i+1) && isDefHeader(l)
 	}
+	// A parent comes before its children, so its answer is known: a line's innermost
+	// definition is itself if it heads one, else its parent's.
 	for i := 0; i < n; i++ {
-		def[i] = -1
-		if isHeader[i] {
+		switch p := t.parent[i]; {
+		case isHeader[i]:
 			def[i] = int32(i)
-			continue
-		}
-		for p := t.parent[i]; p >= 0; p = t.parent[p] {
-			if isHeader[p] {
-				def[i] = p
-				break
-			}
+		case p >= 0:
+			def[i] = def[p]
+		default:
+			def[i] = -1
 		}
 	}
 	return def, isHeader
