@@ -1,6 +1,10 @@
 package heuristic
 
 import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,4 +80,22 @@ func FuzzLineSplitAgreesWithGoalSplit(f *testing.F) {
 		}
 		assert.Equal(t, want, got, "%q", s)
 	})
+}
+
+// BenchmarkAppendTerms is the term scan alone, on real Go source (net/http/server.go of the
+// toolchain): the part of scoring that reads every byte.
+func BenchmarkAppendTerms(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	if err != nil {
+		b.Skipf("no Go source to benchmark on: %v", err)
+	}
+	lines := strings.Split(string(src), "\n")
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	var dst []termHash
+	for b.Loop() {
+		for _, l := range lines {
+			dst = appendTerms(dst[:0], l)
+		}
+	}
 }
