@@ -53,15 +53,7 @@ func indentEnd(l string) (width, first int, plain bool) {
 
 // closers are lines that end a brace block at the block's own indentation ("}", "end",
 // "})"): they belong to the block they close.
-func isCloser(l string) bool {
-	i := 0
-	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r') {
-		i++
-	}
-	return closesAt(l, i)
-}
-
-// closesAt is isCloser for a line whose bytes before i are all ' ', '\t' or '\r'.
+// closesAt reports whether the line l, whose indentation ends at i, is a closer.
 func closesAt(l string, i int) bool {
 	if i >= len(l) {
 		return false
@@ -94,12 +86,8 @@ func buildTree(lines []string) tree {
 			}
 			continue
 		}
-		closer := false
-		if plain { // the indentation is what isCloser steps over
-			closer = closesAt(l, first)
-		} else {
-			closer = isCloser(l)
-		}
+		// A form feed or a colour code in the indentation makes no closer.
+		closer := plain && closesAt(l, first)
 		for len(stack) > 0 && (stack[len(stack)-1].indent > ind || (stack[len(stack)-1].indent == ind && !closer)) {
 			top := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
