@@ -18,18 +18,25 @@ import (
 // the start, so decoding stops early), or skips the test when the data is absent.
 func BenchRequests(t testing.TB, perFile int) []*engine.Request {
 	t.Helper()
+	var out []*engine.Request
+	for _, f := range benchFiles(t, "no bench cases to compare on") {
+		out = append(out, sampleFile(t, f, perFile, 37)...)
+	}
+	return out
+}
+
+// benchFiles returns ../shared/bench's data files, or skips the test, saying why, when the
+// data is absent.
+func benchFiles(t testing.TB, what string) []string {
+	t.Helper()
 	dir, err := benchmarks.DefaultDataDir("")
 	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("../shared/bench is absent: no bench cases to compare on")
+		t.Skip("../shared/bench is absent: " + what)
 	}
 	require.NoError(t, err)
 	files, err := benchmarks.DataFiles(dir)
 	require.NoError(t, err)
-	var out []*engine.Request
-	for _, f := range files {
-		out = append(out, sampleFile(t, f, perFile, 37)...)
-	}
-	return out
+	return files
 }
 
 func sampleFile(t testing.TB, path string, n, every int) []*engine.Request {

@@ -2,8 +2,6 @@ package scorertest
 
 import (
 	"context"
-	"errors"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,14 +19,7 @@ import (
 // order only as a bench figure that moves between runs. It skips when the data is absent.
 func EveryDevText(t *testing.T, newScorer func() engine.Scorer) {
 	t.Helper()
-	dir, err := benchmarks.DefaultDataDir("")
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("../shared/bench is absent: no development texts to score")
-	}
-	require.NoError(t, err)
-	files, err := benchmarks.DataFiles(dir)
-	require.NoError(t, err)
-	cases, err := benchmarks.LoadCases(files...)
+	cases, err := benchmarks.LoadCases(benchFiles(t, "no development texts to score")...)
 	require.NoError(t, err)
 	a, b := open(t, newScorer), open(t, newScorer)
 	for _, c := range cases {
