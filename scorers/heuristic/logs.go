@@ -53,22 +53,23 @@ const (
 // hashes are l's terms (appendTerms): most lines hold no failure or status word, and only
 // the others are read again for the terms' places.
 func lineFailure(l string, hashes []termHash) float64 {
-	words := false
-	for _, h := range hashes {
+	last := -1 // the last failure or status word among hashes
+	for k, h := range hashes {
 		if failureWords.mayHold(h) {
 			if _, ok := failureWords.probe(h); ok {
-				words = true
-				break
+				last = k
 			}
 		}
 	}
 	marks := mayHoldMarks(l)
-	if !words && !marks {
+	if last < 0 && !marks {
 		return 0
 	}
+	// The places are read again only as far as the last failure word (Go's "err" opens
+	// most lines that hold one).
 	var hb [64]termHash
 	var eb [64]bool
-	hashes, embedded := appendTermsFlagged(hb[:0], eb[:0], l)
+	hashes, embedded := appendTermsFlagged(hb[:0], eb[:0], l, last+1)
 	best, sum := 0.0, 0.0
 	passed, marked, failedWord := false, false, false
 	for k, h := range hashes {

@@ -30,12 +30,20 @@ func failureOf(l string) float64 {
 }
 
 func TestEmbeddedTerms(t *testing.T) {
-	h, emb := appendTermsFlagged(nil, nil, "onErrorFailed x AssertionError error_log")
+	h, emb := appendTermsFlagged(nil, nil, "onErrorFailed x AssertionError error_log", -1)
 	want := []termHash{hashString("on"), hashString("error"), hashString("failed"), hashString("onerrorfailed"),
 		hashString("assertion"), hashString("error"), hashString("assertionerror"), hashString("error"), hashString("log"), hashString("errorlog")}
 	assert.Equal(t, want, h)
 	assert.Equal(t, []bool{true, true, false, false, true, false, false, true, false, false}, emb)
 	assert.Equal(t, appendTerms(nil, "onErrorFailed x AssertionError error_log"), h, "the same terms as appendTerms")
+	for upto := range len(h) + 1 {
+		hu, eu := appendTermsFlagged([]termHash{}, []bool{}, "onErrorFailed x AssertionError error_log", upto)
+		require.GreaterOrEqual(t, len(hu), upto, "read at least %d terms", upto)
+		assert.Equal(t, h[:len(hu)], hu, "a prefix of the whole line's terms, read up to %d", upto)
+		assert.Equal(t, emb[:len(eu)], eu, "with the whole line's flags, read up to %d", upto)
+	}
+	hu, _ := appendTermsFlagged(nil, nil, "onErrorFailed x AssertionError error_log", 2)
+	assert.Len(t, hu, 4, "whole identifiers only: onErrorFailed's four terms")
 }
 
 // TestIsLogNoise: progress chatter and zero-count summaries mention failure words without

@@ -163,9 +163,10 @@ func appendTerms(dst []termHash, s string) []termHash {
 // appendTermsFlagged is appendTerms that also appends to emb whether each term is
 // embedded: a part followed by another part of the same identifier ("error" in
 // onErrorThrown), as opposed to a whole word, an identifier's last part or its whole form.
-// It reads identifier by identifier, so it is for the few lines that need it.
-func appendTermsFlagged(dst []termHash, emb []bool, s string) ([]termHash, []bool) {
-	for i := skipNonWord(s, 0); i < len(s); i = skipNonWord(s, i) {
+// It reads identifier by identifier, so it is for the few lines that need it, and stops
+// after the identifier that brings the terms it appended to upto or more (upto < 0: all).
+func appendTermsFlagged(dst []termHash, emb []bool, s string, upto int) ([]termHash, []bool) {
+	for i, from0 := skipNonWord(s, 0), len(dst); i < len(s) && (upto < 0 || len(dst)-from0 < upto); i = skipNonWord(s, i) {
 		start := i
 		for i < len(s) && wordBytes[s[i]] {
 			i++
