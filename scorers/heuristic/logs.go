@@ -65,8 +65,8 @@ func lineFailure(l string, hashes []termHash) float64 {
 	if last < 0 && !marks {
 		return 0
 	}
-	// The places are read again only as far as the last failure word (Go's "err" opens
-	// most lines that hold one).
+	// The places are read again only as far as the last failure or status word: later
+	// words weigh nothing (in Go source and go test output, "err" tends to come early).
 	var hb [64]termHash
 	var eb [64]bool
 	hashes, embedded := appendTermsFlagged(hb[:0], eb[:0], l, last+1)

@@ -166,7 +166,11 @@ func appendTerms(dst []termHash, s string) []termHash {
 // It reads identifier by identifier, so it is for the few lines that need it, and stops
 // after the identifier that brings the terms it appended to upto or more (upto < 0: all).
 func appendTermsFlagged(dst []termHash, emb []bool, s string, upto int) ([]termHash, []bool) {
-	for i, from0 := skipNonWord(s, 0), len(dst); i < len(s) && (upto < 0 || len(dst)-from0 < upto); i = skipNonWord(s, i) {
+	base := len(dst)
+	for i := skipNonWord(s, 0); i < len(s); i = skipNonWord(s, i) {
+		if upto >= 0 && len(dst)-base >= upto {
+			break
+		}
 		start := i
 		for i < len(s) && wordBytes[s[i]] {
 			i++
