@@ -9,7 +9,6 @@
 package linefeat
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -95,7 +94,6 @@ var NumFeatures = len(Names)
 
 var (
 	reDecl      = regexp.MustCompile(`^\s*(@\w|(export\s+)?(default\s+)?(async\s+)?(def|class|func|fn|function|interface|struct|enum|trait|impl|type)\b|(public|private|protected|internal|static)\s)`)
-	reComment   = regexp.MustCompile(`^\s*(#|//|/\*|\*|--|"""|''')`)
 	reImport    = regexp.MustCompile(`^\s*(import\b|from\s+[\w.]+\s+import\b|#\s*include\b|using\s+[\w.]+\s*;|use\s+\w|require\s*\(|(const|let|var)\s+[\w{}, ]+\s*=\s*require\s*\(|package\s+\w)`)
 	reDirective = regexp.MustCompile(`^\s*(\.\.\s+[\w:-]+::|#{1,6}\s)`)
 )
@@ -221,7 +219,7 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 
 	// Logs: failure words, shape rarity, the last strong failure.
 	fail := make([]float64, n)
-	shapes := make(map[uint64]int32, n/4+1)
+	shapes := make(map[uint64]int32, n)
 	shape := make([]uint64, n)
 	lastFail := -1
 	for i, l := range lines {
@@ -247,6 +245,9 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 
 	lastDirective := -1
 	logN := math.Log1p(float64(n))
+	// Scores repeat from line to line (most lines of a long file score 0 or share a unit's
+	// score), so their logits are computed once per run of equal scores.
+	var hl, sl logits
 	for i, l := range lines {
 		row := out[i*F : (i+1)*F]
 		termCover, idfCover := 0.0, 0.0
@@ -274,11 +275,11 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 		}
 		nearBest := 0.0
 		if best >= 0 {
-			nearBest = math.Exp(-math.Abs(float64(i-best)) / 5)
+			nearBest = expNeg(math.Abs(float64(i-best)) / 5)
 		}
 		nearLast := 0.0
 		if lastFail >= 0 {
-			nearLast = math.Exp(-math.Abs(float64(i-lastFail)) / 40)
+			nearLast = expNeg(math.Abs(float64(i-lastFail)) / 40)
 		}
 		ind, nonBlank := heuristic.Indent(l)
 		blank := !nonBlank
@@ -291,21 +292,23 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 		}
 		inDirective := 0.0
 		if lastDirective >= 0 {
-			inDirective = math.Exp(-float64(i-lastDirective) / 20)
+			inDirective = expNeg(float64(i-lastDirective) / 20)
 		}
+		hl.of(heur[i])
+		sl.of(strs[i])
 		vals := [...]float64{
 			lexNorm[i], lexRel, math.Log1p(a.Lex[i]), b2f(a.Exact[i]), termCover, idfCover,
 			bl, pb, gb,
-			heur[i], rank[i], heurMax3[i], heurMean10[i], lexMax3[i], 1 - math.Exp(-lexSum10[i]), nearBest,
+			heur[i], rank[i], heurMax3[i], heurMean10[i], lexMax3[i], 1 - expNeg(lexSum10[i]), nearBest,
 			float64(i+1) / float64(n), math.Log1p(float64(n-1-i)) / logN, logN / 10,
-			math.Log1p(float64(len(l))) / 6, b2f(blank), math.Log1p(float64(a.Length[i])) / 4,
-			math.Log1p(float64(ind)) / 4, math.Log1p(float64(depth[i])) / 3, math.Log1p(float64(sub[i])) / 6,
-			b2f(lead.decl && reDecl.MatchString(l)), b2f(lead.comment && reComment.MatchString(l)), b2f(lead.imp && reImport.MatchString(l)),
-			fail[i], 1 / (1 + math.Log(float64(shapes[shape[i]]))), nearLast,
+			log1pInt(len(l)) / 6, b2f(blank), log1pInt(a.Length[i]) / 4,
+			log1pInt(ind) / 4, log1pInt(depth[i]) / 3, log1pInt(sub[i]) / 6,
+			b2f(lead.decl && reDecl.MatchString(l)), b2f(lead.comment && isComment(l)), b2f(lead.imp && reImport.MatchString(l)),
+			fail[i], 1 / (1 + logInt(int(shapes[shape[i]]))), nearLast,
 			src[0] * isPy, src[0] * (1 - isPy), src[1], src[2], isRST,
-			b2f(directive), inDirective, logit(min(1-1e-4, max(1e-4, heur[i]))), logit(heur[i]),
+			b2f(directive), inDirective, hl.clipped, hl.exact,
 			strs[i], strRank[i], strMax3[i], strBlock(strSub, parent, i), strs[i] - heur[i],
-			logit(min(1-1e-4, max(1e-4, strs[i]))), logit(strs[i]),
+			sl.clipped, sl.exact,
 		}
 		for k, v := range vals {
 			row[k] = float32(v)
@@ -330,21 +333,25 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// rankShare returns, for each value, the share of values strictly greater.
+// rankShare returns, for each value, the share of values strictly greater: the values are
+// sorted once, and each one's count of greater values is found by binary search.
 func rankShare(v []float64) []float64 {
 	n := len(v)
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	sortByValueDesc(idx, v)
+	sorted := slices.Clone(v)
+	slices.Sort(sorted)
 	out := make([]float64, n)
-	greater := 0
-	for k := 0; k < n; k++ {
-		if k > 0 && v[idx[k]] < v[idx[k-1]] {
-			greater = k
+	for i, x := range v {
+		// A branch-free search: base ends on the last index holding a value <= x (there is
+		// one, x itself); the values after it are the greater ones.
+		base, size := 0, n
+		for size > 1 {
+			half := size / 2
+			if sorted[base+half] <= x {
+				base += half
+			}
+			size -= half
 		}
-		out[idx[k]] = float64(greater) / float64(n)
+		out[i] = float64(n-1-base) / float64(n)
 	}
 	return out
 }
@@ -355,7 +362,7 @@ func windowMax(v []float64, w int) []float64 {
 	for i := 0; i < n; i++ {
 		m := v[i]
 		for j := max(0, i-w); j <= min(n-1, i+w); j++ {
-			m = math.Max(m, v[j])
+			m = max(m, v[j])
 		}
 		out[i] = m
 	}
@@ -399,17 +406,6 @@ func shapeHash(l string) uint64 {
 	return h
 }
 
-func sortByValueDesc(idx []int, v []float64) {
-	// Ties keep index order, as a stable sort would; pdqsort on ints is several times
-	// faster than sort.SliceStable's reflection swaps.
-	slices.SortFunc(idx, func(a, b int) int {
-		if c := cmp.Compare(v[b], v[a]); c != 0 {
-			return c
-		}
-		return a - b
-	})
-}
-
 // failStrength is 1 for a line with failure vocabulary (error, exception, traceback, fatal,
 // panic, failed, failure, fail), 0.5 for softer signs (cannot, unable, undefined, denied,
 // "exit code/status"), else 0. Words are ASCII letter runs compared case-insensitively; a
@@ -427,6 +423,12 @@ func failStrength(l string) float64 {
 		j := i
 		for j < len(l) && isLetter(l[j]) {
 			j++
+		}
+		if !mayMatter[c|0x20] {
+			// No word compared below starts with this letter, "exit" included.
+			prevExit = false
+			i = j
+			continue
 		}
 		boundary := i == 0 || !isWordByte(l[i-1])
 		n := copy(buf[:], l[i:j])
@@ -456,6 +458,16 @@ func failStrength(l string) float64 {
 	return best
 }
 
+// mayMatter marks the lower-case first letters of the words failStrength compares: error,
+// exception, exit, fatal, fail…, panic, traceback, cannot, code, unable, undefined, denied,
+// status, with.
+var mayMatter = func() (t [256]bool) {
+	for _, c := range "cdefpstuw" {
+		t[c] = true
+	}
+	return t
+}()
+
 func isLetter(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
 
 func isWordByte(c byte) bool { return isLetter(c) || (c >= '0' && c <= '9') || c == '_' || c >= 0x80 }
@@ -475,6 +487,23 @@ func wordSet(s string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+// isComment reports whether l opens with a comment or docstring mark after white space
+// (RE2's \s: tab, newline, form feed, carriage return, space): #, //, /*, *, --, or three
+// double or single quotes (a docstring).
+func isComment(l string) bool {
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '\n' || l[i] == '\f' || l[i] == '\r') {
+		i++
+	}
+	t := l[i:]
+	for _, p := range [...]string{"#", "//", "/*", "*", "--", `"""`, "'''"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func leadOf(l string) leading {
@@ -501,6 +530,63 @@ func leadOf(l string) leading {
 	}
 	w := l[i:j]
 	return leading{decl: declWords[w], imp: importWords[w]}
+}
+
+// logits caches the two logit features of the last score seen.
+type logits struct {
+	last           float64
+	seen           bool
+	clipped, exact float64
+}
+
+// of sets clipped and exact to the logits of p, computing them only when p differs from the
+// previous score.
+func (l *logits) of(p float64) {
+	if l.seen && p == l.last {
+		return
+	}
+	l.last, l.seen = p, true
+	l.clipped, l.exact = logit(min(1-1e-4, max(1e-4, p))), logit(p)
+}
+
+// expNeg is math.Exp(-x) for x >= 0, skipping the exponential where the feature's float32
+// is known: 1 at x = 0, and 0 beyond x = 110 (e^-110 is far below float32's smallest
+// subnormal, so it rounds to 0). Callers store the result as float32 or subtract it from 1.
+func expNeg(x float64) float64 {
+	switch {
+	case x == 0:
+		return 1
+	case x > 110:
+		return 0
+	}
+	return math.Exp(-x)
+}
+
+// intTable is how many small integers log1pInt and logInt answer from a table.
+const intTable = 1024
+
+var log1pTable, logTable = func() (l1p, l [intTable]float64) {
+	for k := range intTable {
+		l1p[k] = math.Log1p(float64(k))
+		l[k] = math.Log(float64(k))
+	}
+	return
+}()
+
+// log1pInt is math.Log1p(float64(k)) for k >= 0, from a table for small k.
+func log1pInt(k int) float64 {
+	if uint(k) < intTable {
+		return log1pTable[k]
+	}
+	return math.Log1p(float64(k))
+}
+
+// logInt is math.Log(float64(k)) for k >= 1, from a table for small k.
+func logInt(k int) float64 {
+	if uint(k) < intTable {
+		return logTable[k]
+	}
+	return math.Log(float64(k))
 }
 
 // logit inverts the sigmoid. Scores of exactly 0 or 1 map to ∓1e4, whose sigmoid is exactly

@@ -2,6 +2,9 @@ package linefeat
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
+	"regexp"
 	"testing"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
@@ -97,8 +100,63 @@ func TestFailStrength(t *testing.T) {
 		{"Process exited with status 1", 0.5},
 		{"all good", 0},
 		{"", 0},
+		{"exit: code 2", 0.5},
+		{"exit now, code 2", 0},
+		{"Exited.With 3", 0.5},
+		{"onErrorFailed", 0},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, failStrength(tt.line), "%q", tt.line)
+	}
+}
+
+// reComment is the documented definition of the comment feature; isComment implements it
+// without a regular expression.
+var reComment = regexp.MustCompile(`^\s*(#|//|/\*|\*|--|"""|''')`)
+
+func TestIsCommentMatchesItsDefinition(t *testing.T) {
+	for _, l := range []string{
+		"", " ", "# x", "  // x", "\t/* x", " * x", "-- sql", `"""doc`, "'''doc", "\f# x", "\r// x",
+		"\v# x", "x # y", "/ x", "- x", `"" x`, "'' x", "#!/bin/sh", "*/", "\t\t-", "\n--",
+	} {
+		assert.Equal(t, reComment.MatchString(l), isComment(l), "%q", l)
+	}
+}
+
+func TestRankShare(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 3, 10, 257} {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(r.IntN(5)) / 4 // many ties
+		}
+		got := rankShare(v)
+		for i, x := range v {
+			greater := 0
+			for _, y := range v {
+				if y > x {
+					greater++
+				}
+			}
+			assert.Equal(t, float64(greater)/float64(n), got[i], "n=%d i=%d", n, i)
+		}
+	}
+}
+
+func TestTablesMatchMath(t *testing.T) {
+	for _, k := range []int{0, 1, 2, 7, intTable - 1, intTable, intTable + 5, 1 << 20} {
+		assert.Equal(t, math.Log1p(float64(k)), log1pInt(k), "log1p %d", k)
+		if k > 0 {
+			assert.Equal(t, math.Log(float64(k)), logInt(k), "log %d", k)
+		}
+	}
+	for _, x := range []float64{0, 1e-9, 0.5, 3, 103, 104, 109.9, 110, 111, 1e6} {
+		assert.Equal(t, float32(math.Exp(-x)), float32(expNeg(x)), "exp(-%v)", x)
+	}
+	var l logits
+	for _, p := range []float64{0, 0, 0.3, 0.3, 1, 0.3} {
+		l.of(p)
+		assert.Equal(t, logit(min(1-1e-4, max(1e-4, p))), l.clipped)
+		assert.Equal(t, logit(p), l.exact)
 	}
 }
