@@ -289,7 +289,7 @@ func (s *Scorer) parseSource(ctx context.Context, l *lang, path string, lines []
 	p.SetOperationLimit(limit)
 	tree, err := p.ParseCtx(context.WithoutCancel(ctx), old, src)
 	if old != nil {
-		old.Close()
+		s.trees.free(old)
 	}
 	if err != nil || tree == nil {
 		// A halted parser keeps its state to resume; do not pool it.
@@ -312,7 +312,7 @@ func (s *Scorer) parseSource(ctx context.Context, l *lang, path string, lines []
 		// Deferred, so the tree is handed over only once the outline has been read from it.
 		defer s.trees.put(key, src, tree)
 	} else {
-		defer tree.Close()
+		defer s.trees.free(tree)
 	}
 	root := tree.RootNode()
 	if root.HasError() && errorShare(root, len(lines)) > maxErrorShare {

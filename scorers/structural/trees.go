@@ -16,13 +16,16 @@ import (
 //
 // A tree is C memory that the bindings do not free reliably, so every tree here is owned by
 // exactly one place: the cache, or the request that took it (take removes it). The cache is
-// bounded in entries and in source bytes; what falls out is closed at once.
+// bounded in entries and in source bytes; what falls out is freed by a goroutine of its own
+// (freeing a 2,000-line tree takes about a millisecond, which no request needs to wait for),
+// and close waits for those.
 type treeCache struct {
-	mu     sync.Mutex
-	bytes  int // source bytes held
-	lru    *list.List
-	byKey  map[treeKey]*list.Element
-	closed bool
+	mu      sync.Mutex
+	bytes   int // source bytes held
+	lru     *list.List
+	byKey   map[treeKey]*list.Element
+	closed  bool
+	freeing sync.WaitGroup
 }
 
 type treeKey struct{ lang, path string }
@@ -71,29 +74,48 @@ func (c *treeCache) take(k treeKey) (*sitter.Tree, []byte, bool) {
 // (too large, cache closed, or evicted) is closed.
 func (c *treeCache) put(k treeKey, src []byte, tree *sitter.Tree) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.closed || len(src) > treeCacheBytes/4 {
+		c.mu.Unlock()
 		tree.Close()
 		return
 	}
+	var evicted []*sitter.Tree
 	if el, ok := c.byKey[k]; ok {
-		c.remove(el).tree.Close()
+		evicted = append(evicted, c.remove(el).tree)
 	}
 	c.byKey[k] = c.lru.PushFront(&treeEntry{key: k, src: src, tree: tree})
 	c.bytes += len(src)
 	for c.lru.Len() > treeCacheEntries || c.bytes > treeCacheBytes {
-		c.remove(c.lru.Back()).tree.Close()
+		evicted = append(evicted, c.remove(c.lru.Back()).tree)
 	}
+	c.mu.Unlock()
+	c.free(evicted...)
 }
 
-// close frees every tree; later puts close their trees at once.
+// free closes trees nobody else holds, in the background.
+func (c *treeCache) free(trees ...*sitter.Tree) {
+	if len(trees) == 0 {
+		return
+	}
+	c.freeing.Add(1)
+	go func() {
+		defer c.freeing.Done()
+		for _, t := range trees {
+			t.Close()
+		}
+	}()
+}
+
+// close frees every tree and waits for the trees being freed; later puts close their trees
+// at once.
 func (c *treeCache) close() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	for c.lru.Len() > 0 {
 		c.remove(c.lru.Front()).tree.Close()
 	}
 	c.closed = true
+	c.mu.Unlock()
+	c.freeing.Wait()
 }
 
 // editBetween describes old → new as one edit (the span between their common prefix and
