@@ -206,6 +206,7 @@ func WriteMarkdown(w io.Writer, rows []Row, m Meta) error {
 			b.WriteString("---:|")
 		}
 		b.WriteString("---:|---:|---:|---:|---:|\n")
+		marked := false
 		for _, sc := range orderedKeys(sub, func(r Row) string { return r.Scorer }) {
 			fmt.Fprintf(&b, "| %s |", sc)
 			var nat *Row
@@ -219,6 +220,10 @@ func WriteMarkdown(w io.Writer, rows []Row, m Meta) error {
 				for _, r := range sub {
 					if r.Scorer == sc && r.Budget != nil && *r.Budget == bu {
 						cell = fmt.Sprintf(" %.3f |", r.Recall)
+						if r.Fallbacks > 0 {
+							cell = fmt.Sprintf(" %.3f ⚠ %d |", r.Recall, r.Fallbacks)
+							marked = true
+						}
 					}
 				}
 				b.WriteString(cell)
@@ -230,6 +235,9 @@ func WriteMarkdown(w io.Writer, rows []Row, m Meta) error {
 			}
 		}
 		b.WriteString("\n")
+		if marked {
+			b.WriteString("⚠ N: N cases of the cell failed open (the text came back whole, over its budget), so the cell's recall overstates the scorer.\n\n")
+		}
 	}
 	if m.SVG != "" {
 		fmt.Fprintf(&b, "![recall against token budget, per scorer and source type](%s)\n\n", m.SVG)
@@ -245,6 +253,36 @@ func WriteMarkdown(w io.Writer, rows []Row, m Meta) error {
 	b.WriteString("\n</details>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// FailOpenWarning returns a warning when budget-mode results failed open (a scorer error, a
+// timeout, scores out of range): such a result is the whole text, which keeps every gold line
+// and breaks its budget, so the recall it adds is not the scorer's. It returns "" when none
+// did.
+func FailOpenWarning(rows []Row) string {
+	n := 0
+	var where []string
+	for _, r := range rows {
+		if r.Mode == ModeBudget && r.Fallbacks > 0 {
+			n += r.Fallbacks
+			where = append(where, fmt.Sprintf("%s %s %s %s: %d", r.Scorer, r.SourceType, r.Dataset, budgetLabel(r), r.Fallbacks))
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	const most = 5
+	more := ""
+	if len(where) > most {
+		more = fmt.Sprintf("; and %d more rows", len(where)-most)
+		where = where[:most]
+	}
+	results, their := "results", "their"
+	if n == 1 {
+		results, their = "result", "its"
+	}
+	return fmt.Sprintf("warning: %d budget-mode %s failed open and kept the whole text, which counts every gold line as kept: %s recall is not the scorer's (%s%s). --cases FILE names them (field fallback).",
+		n, results, their, strings.Join(where, "; "), more)
 }
 
 func filterRows(rows []Row, keep func(Row) bool) []Row {

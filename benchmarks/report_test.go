@@ -152,3 +152,27 @@ func TestReplaceSection(t *testing.T) {
 		})
 	}
 }
+
+func TestFailOpenIsFlagged(t *testing.T) {
+	assert.Empty(t, FailOpenWarning(fixedRows()), "no fallback, no warning")
+	md := func(rows []Row) string {
+		var b bytes.Buffer
+		require.NoError(t, WriteMarkdown(&b, rows, Meta{Command: "pruner bench", Accounting: AccountingEngine}))
+		return b.String()
+	}
+	assert.NotContains(t, md(fixedRows()), "⚠")
+
+	rows := fixedRows()
+	// One budget-mode case and one natural-mode case failed open.
+	rows[0].outcomes[1].fallback, rows[0].outcomes[1].overBudget = true, true
+	rows[0].finish()
+	rows[2].outcomes[0].fallback = true
+	rows[2].finish()
+	w := FailOpenWarning(rows)
+	assert.Contains(t, w, "1 budget-mode result failed open")
+	assert.Contains(t, w, "heuristic code swe-bench 10%: 1")
+	assert.NotContains(t, w, "natural")
+	out := md(rows)
+	assert.Contains(t, out, "| heuristic | 0.250 ⚠ 1 |", "the merged code row at 10%% carries the mark")
+	assert.Contains(t, out, "⚠ N: N cases of the cell failed open")
+}

@@ -46,6 +46,10 @@ type Config struct {
 	Parallel int
 	// Timeout is DefaultTimeout when 0.
 	Timeout time.Duration
+	// MaxInputChars is the engine's input limit (engine.Config.MaxInputChars; 0: the
+	// default): larger cases fail open, as the server would answer them. Engine accounting
+	// only.
+	MaxInputChars int
 	// Progress, when set, is called after each case with the number done and the total. It
 	// is called from worker goroutines, one call at a time.
 	Progress func(done, total int)
@@ -245,7 +249,7 @@ func runCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots []
 			counter.Count(engine.LinePrefix(i + 1))
 		}
 	}
-	eng, err := engine.New(engine.Config{Registry: cfg.Registry, Store: discardStore{}, Tokens: counter})
+	eng, err := engine.New(engine.Config{Registry: cfg.Registry, Store: discardStore{}, Tokens: counter, MaxInputChars: cfg.MaxInputChars})
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		data = append(data, s)
 		return nil
 	})
-	cfg.register(fs)
+	cfg.register(fs, false)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: pruner bench [flags]
        pruner bench build-commits --repo PATH --out FILE [flags]
@@ -119,6 +119,9 @@ Flags:
 	if err != nil {
 		return usagef("--encoding: %v", err)
 	}
+	if *timeout < time.Millisecond {
+		return usagef("--timeout must be at least 1ms (the engine counts its deadline in milliseconds), got %v", *timeout)
+	}
 	reg, err := benchRegistry(&cfg)
 	if err != nil {
 		return err
@@ -169,6 +172,7 @@ Flags:
 	rows, err := benchmarks.Run(ctx, benchmarks.Config{
 		Cases: cases, Registry: reg, Tokens: tok, Scorers: names, Budgets: budgetList, Modes: modeList,
 		Accounting: benchmarks.Accounting(*accounting), Parallel: *parallel, Timeout: *timeout, Progress: bar.update,
+		MaxInputChars: cfg.maxInputChars,
 	})
 	bar.finish()
 	if err != nil {
@@ -192,6 +196,9 @@ Flags:
 		if err := benchmarks.WriteTable(stdout, rows); err != nil {
 			return err
 		}
+	}
+	if w := benchmarks.FailOpenWarning(rows); w != "" {
+		fmt.Fprintln(stderr, w)
 	}
 	if pair != nil {
 		fmt.Fprintln(stdout)

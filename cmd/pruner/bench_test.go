@@ -94,3 +94,23 @@ func TestBenchCompare(t *testing.T) {
 		assert.ErrorAs(t, err, &usage, "--compare %s", bad)
 	}
 }
+
+// TestBenchWarnsOnFailOpen: budget-mode results that failed open (here: every text over
+// --max-input-chars) are named on stderr, since they count the whole text as kept.
+func TestBenchWarnsOnFailOpen(t *testing.T) {
+	data := benchCases(t)
+	var out, errOut bytes.Buffer
+	err := runBench(context.Background(), []string{"--data", data, "--scorers", "heuristic", "--modes", "budget", "--budgets", "0.2", "--quiet"}, nil, &out, &errOut)
+	require.NoError(t, err, errOut.String())
+	assert.NotContains(t, errOut.String(), "failed open")
+
+	errOut.Reset()
+	err = runBench(context.Background(), []string{"--data", data, "--scorers", "heuristic", "--modes", "budget", "--budgets", "0.2", "--quiet", "--max-input-chars", "10"}, nil, &out, &errOut)
+	require.NoError(t, err, errOut.String())
+	assert.Contains(t, errOut.String(), "warning: 6 budget-mode results failed open")
+	assert.Contains(t, errOut.String(), "heuristic code synthetic 20%: 6")
+
+	err = runBench(context.Background(), []string{"--data", data, "--timeout", "1us"}, nil, &out, &errOut)
+	var usage *usageError
+	assert.ErrorAs(t, err, &usage, "a deadline under the engine's 1 ms resolution")
+}

@@ -21,7 +21,7 @@ func runScorers(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs := flag.NewFlagSet("scorers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg engineConfig
-	cfg.register(fs)
+	cfg.register(fs, false)
 	asJSON := fs.Bool("json", false, "print a JSON array of {name, description, where, threshold}")
 	if err := parseFlags(fs, args, &cfg); err != nil {
 		return err

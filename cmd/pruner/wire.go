@@ -30,11 +30,17 @@ type engineConfig struct {
 }
 
 // register adds the engine flags to fs; env values become the flags' defaults so --help shows
-// what is in force. A malformed env value is reported by load, not silently ignored.
-func (c *engineConfig) register(fs *flag.FlagSet) {
+// what is in force. A malformed env value is reported by load, not silently ignored. The
+// recovery store's flags (--ttl, --store-bytes) are added only for commands that keep pruned
+// texts for later recovery (the servers): a one-shot prune or a benchmark has nothing to
+// recover from once it exits.
+func (c *engineConfig) register(fs *flag.FlagSet, recoverable bool) {
+	c.ttl, c.storeBytes = engine.DefaultTTL, engine.DefaultStoreBytes
 	fs.IntVar(&c.maxInputChars, "max-input-chars", engine.DefaultMaxInputChars, "largest text pruned, in characters; larger input is returned unchanged with warning input_too_large (env MCP_PRUNER_MAX_INPUT_CHARS)")
-	fs.DurationVar(&c.ttl, "ttl", engine.DefaultTTL, "how long a prune_id can be recovered (env MCP_PRUNER_PRUNE_ID_TTL_S, in seconds)")
-	fs.Int64Var(&c.storeBytes, "store-bytes", engine.DefaultStoreBytes, "recovery store cap in bytes; least recently used texts are evicted beyond it (env MCP_PRUNER_STORE_BYTES)")
+	if recoverable {
+		fs.DurationVar(&c.ttl, "ttl", engine.DefaultTTL, "how long a prune_id can be recovered (env MCP_PRUNER_PRUNE_ID_TTL_S, in seconds)")
+		fs.Int64Var(&c.storeBytes, "store-bytes", engine.DefaultStoreBytes, "recovery store cap in bytes; least recently used texts are evicted beyond it (env MCP_PRUNER_STORE_BYTES)")
+	}
 	fs.StringVar(&c.encoding, "encoding", tokenizer.CL100K, "tiktoken encoding for token stats: cl100k_base or o200k_base (env MCP_PRUNER_ENCODING)")
 	fs.StringVar(&c.scorer, "scorer", "", "default scorer for requests that name none (default: structural for code, heuristic otherwise; see 'pruner scorers') (env MCP_PRUNER_SCORER)")
 	fs.StringVar(&c.pluginsFile, "plugins", "", "JSON file describing out-of-process scorer plugins (env MCP_PRUNER_PLUGINS)")
@@ -61,8 +67,6 @@ func (c *engineConfig) applyEnv() error {
 	return envInt64(onnxThreadsEnv, 1, math.MaxInt32, positive, func(n int64) { c.onnxThreads = int(n) })
 }
 
-// envInt64 reads the integer environment variable name, if set, into set; a value that is not
-// an integer in [lo, hi] is a usage error "NAME="value": want".
 // envString sets *dst to the environment variable name when it is set (even to "").
 func envString(name string, dst *string) {
 	if v, ok := os.LookupEnv(name); ok {
@@ -70,6 +74,8 @@ func envString(name string, dst *string) {
 	}
 }
 
+// envInt64 reads the integer environment variable name, if set, into set; a value that is not
+// an integer in [lo, hi] is a usage error "NAME="value": want".
 func envInt64(name string, lo, hi int64, want string, set func(int64)) error {
 	v, ok := os.LookupEnv(name)
 	if !ok {
