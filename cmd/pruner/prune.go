@@ -31,7 +31,7 @@ func runPrune(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		language   = fs.String("language", "", "language hint for code (e.g. go, python); default from the file name")
 		asJSON     = fs.Bool("json", false, "print the prune_text JSON payload (prune_id, pruned_text, annotations, stats, warnings)")
 	)
-	cfg.register(fs, false)
+	cfg.register(fs, pruneFlags)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: pruner prune [FILE|-] --goal "..." [flags]
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -112,6 +113,27 @@ func TestHelpAndVersion(t *testing.T) {
 	assert.Equal(t, 0, code)
 	for _, flag := range []string{"-goal", "-source-type", "-max-prune-ratio", "-min-keep-lines", "-scorer", "-json", "-token-budget"} {
 		assert.Contains(t, stderr, flag)
+	}
+	// Each command explains itself and offers only the flags it uses: the recovery store's
+	// only where texts are kept for recover_text, pruning limits only where something is pruned.
+	offers := map[string]struct{ has, lacks []string }{
+		"prune":   {[]string{"-max-input-chars", "-encoding"}, []string{"-ttl", "-store-bytes"}},
+		"bench":   {[]string{"-max-input-chars", "-encoding", "-accounting"}, []string{"-ttl", "-store-bytes"}},
+		"scorers": {[]string{"-plugins", "-onnxruntime-lib", "-json"}, []string{"-max-input-chars", "-encoding", "-ttl"}},
+		"serve":   {[]string{"-max-input-chars", "-ttl", "-store-bytes", "-port"}, nil},
+		"stdio":   {[]string{"-max-input-chars", "-ttl", "-store-bytes"}, nil},
+	}
+	for cmd, want := range offers {
+		code, _, stderr := runCLI(t, "", cmd, "--help")
+		assert.Equal(t, 0, code, cmd)
+		assert.True(t, strings.HasPrefix(stderr, "Usage: pruner "+cmd), "%s --help opens with its usage line: %.60q", cmd, stderr)
+		flagLine := func(f string) *regexp.Regexp { return regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(f) + `( |$)`) }
+		for _, f := range want.has {
+			assert.Regexp(t, flagLine(f), stderr, "%s offers %s", cmd, f)
+		}
+		for _, f := range want.lacks {
+			assert.NotRegexp(t, flagLine(f), stderr, "%s does not offer %s", cmd, f)
+		}
 	}
 	code, out, _ = runCLI(t, "", "version")
 	assert.Equal(t, 0, code)

@@ -21,8 +21,21 @@ func runScorers(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs := flag.NewFlagSet("scorers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg engineConfig
-	cfg.register(fs, false)
+	cfg.register(fs, registryFlags)
 	asJSON := fs.Bool("json", false, "print a JSON array of {name, description, where, threshold}")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: pruner scorers [flags]
+
+Lists the scorers that --scorer (and prune_text's "scorer" argument) accept: the built-in ones,
+each built-in again as an out-of-process plugin (plugin:builtin/NAME), the plugins of
+--plugins, and the families that take an argument: onnx:DIR (a model directory such as
+models/linerank, run by onnxruntime) and swepruner:URL (a SWE-Pruner model server). For each:
+where it runs, its default keep threshold and what it does.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
 	if err := parseFlags(fs, args, &cfg); err != nil {
 		return err
 	}

@@ -120,7 +120,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		ecfg engineConfig
 		scfg serveConfig
 	)
-	ecfg.register(fs, true)
+	ecfg.register(fs, serverFlags)
 	scfg.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: pruner serve [flags]

@@ -18,7 +18,7 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		ecfg    engineConfig
 		logging logConfig
 	)
-	ecfg.register(fs, true)
+	ecfg.register(fs, serverFlags)
 	logging.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: pruner stdio [flags]

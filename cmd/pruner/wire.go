@@ -29,19 +29,31 @@ type engineConfig struct {
 	onnxThreads   int
 }
 
-// register adds the engine flags to fs; env values become the flags' defaults so --help shows
-// what is in force. A malformed env value is reported by load, not silently ignored. The
-// recovery store's flags (--ttl, --store-bytes) are added only for commands that keep pruned
-// texts for later recovery (the servers): a one-shot prune or a benchmark has nothing to
-// recover from once it exits.
-func (c *engineConfig) register(fs *flag.FlagSet, recoverable bool) {
+// flagSet says which engine flags a command offers. The scorer registry's flags (--scorer,
+// --plugins, --onnxruntime-lib, --onnx-threads) come with every set.
+type flagSet int
+
+const (
+	registryFlags flagSet = iota // listing scorers: the registry alone
+	pruneFlags                   // pruning: plus --max-input-chars and --encoding
+	serverFlags                  // serving: plus the recovery store's --ttl and --store-bytes
+)
+
+// register adds the engine flags of set to fs; env values become the flags' defaults so --help
+// shows what is in force. A malformed env value is reported by load, not silently ignored.
+// Only the servers keep pruned texts for recovery: a one-shot prune or a benchmark has nothing
+// to recover from once it exits, so they get no store flags.
+func (c *engineConfig) register(fs *flag.FlagSet, set flagSet) {
+	c.maxInputChars, c.encoding = engine.DefaultMaxInputChars, tokenizer.CL100K
 	c.ttl, c.storeBytes = engine.DefaultTTL, engine.DefaultStoreBytes
-	fs.IntVar(&c.maxInputChars, "max-input-chars", engine.DefaultMaxInputChars, "largest text pruned, in characters; larger input is returned unchanged with warning input_too_large (env MCP_PRUNER_MAX_INPUT_CHARS)")
-	if recoverable {
+	if set >= pruneFlags {
+		fs.IntVar(&c.maxInputChars, "max-input-chars", engine.DefaultMaxInputChars, "largest text pruned, in characters; larger input is returned unchanged with warning input_too_large (env MCP_PRUNER_MAX_INPUT_CHARS)")
+		fs.StringVar(&c.encoding, "encoding", tokenizer.CL100K, "tiktoken encoding for token stats: cl100k_base or o200k_base (env MCP_PRUNER_ENCODING)")
+	}
+	if set >= serverFlags {
 		fs.DurationVar(&c.ttl, "ttl", engine.DefaultTTL, "how long a prune_id can be recovered (env MCP_PRUNER_PRUNE_ID_TTL_S, in seconds)")
 		fs.Int64Var(&c.storeBytes, "store-bytes", engine.DefaultStoreBytes, "recovery store cap in bytes; least recently used texts are evicted beyond it (env MCP_PRUNER_STORE_BYTES)")
 	}
-	fs.StringVar(&c.encoding, "encoding", tokenizer.CL100K, "tiktoken encoding for token stats: cl100k_base or o200k_base (env MCP_PRUNER_ENCODING)")
 	fs.StringVar(&c.scorer, "scorer", "", "default scorer for requests that name none (default: structural for code, heuristic otherwise; see 'pruner scorers') (env MCP_PRUNER_SCORER)")
 	fs.StringVar(&c.pluginsFile, "plugins", "", "JSON file describing out-of-process scorer plugins (env MCP_PRUNER_PLUGINS)")
 	fs.StringVar(&c.onnxLib, "onnxruntime-lib", c.onnxLib, "onnxruntime shared library for onnx: scorers (default: .tools/onnxruntime/libonnxruntime.so from scripts/install-onnxruntime.sh) (env MCP_PRUNER_ONNXRUNTIME_LIB)")
