@@ -169,10 +169,12 @@ func scoreLogs(lines []string, a *Analysis, fail []float64) []float64 {
 		zl = max(zl, v)
 	}
 	// Later failures matter more: the first error is often a tolerated one, the last cluster
-	// is what broke the build.
+	// is what broke the build. But the last cluster is looked for at or before the report of
+	// the last step that failed: Travis runs every script command after one fails, and
+	// Actions runs post steps, so what follows that report is other steps' output.
 	out := make([]float64, n)
 	lastFail := -1
-	for i := n - 1; i >= 0; i-- {
+	for i := failedStepEnd(lines, fail); i >= 0; i-- {
 		if fail[i] >= 0.5 {
 			lastFail = i
 			break
@@ -223,6 +225,40 @@ func scoreLogs(lines []string, a *Analysis, fail []float64) []float64 {
 	}
 	spreadBlocks(lines, out, s)
 	return s
+}
+
+// failedStepEnd returns the line that reports the last failed step of a CI log, or the last
+// line when the log has no such report. Those reports hold a failure word, so only lines with
+// fail > 0 are read.
+func failedStepEnd(lines []string, fail []float64) int {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if fail[i] > 0 && failedStepReport(lines[i]) {
+			return i
+		}
+	}
+	return len(lines) - 1
+}
+
+// failedStepReport reports whether l is a CI runner's report of a step that failed: a line
+// opening with Travis's The command "…" exited with 2. (any code but 0) or The command "…"
+// failed 3 times. (an install step out of retries), or GitHub Actions' ##[error]Process
+// completed with exit code 1.
+func failedStepReport(l string) bool {
+	// Only reading what a report starts with keeps this cheap on the many failure lines of
+	// logs that have none (Travis colours its reports, so colour codes are skipped first).
+	if i := strings.IndexByte(l, '#'); i >= 0 && strings.Contains(l[i:], "##[error]Process completed with exit code ") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(l[skipNonWord(l, 0):], "The command \"")
+	if !ok {
+		return false
+	}
+	if e := strings.LastIndex(rest, "\" exited with "); e >= 0 {
+		code := rest[e+len("\" exited with "):]
+		return len(code) > 0 && code[0] >= '1' && code[0] <= '9'
+	}
+	e := strings.LastIndex(rest, "\" failed ")
+	return e >= 0 && strings.Contains(rest[e:], " times.")
 }
 
 // Failure blocks: a failure's header and its indented continuation (a stack trace, a test

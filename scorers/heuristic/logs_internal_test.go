@@ -1,7 +1,10 @@
 package heuristic
 
 import (
+	"context"
 	"testing"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -86,4 +89,50 @@ func TestSpreadBlocksCloserThatOpensABlock(t *testing.T) {
 	require.NotPanics(t, func() { spreadBlocks(lines, raw, s) })
 	assert.Zero(t, s[1], "the signature's lines take nothing from the body's last line")
 	assert.Equal(t, 1.0, s[len(lines)-1])
+}
+
+func TestFailedStepReport(t *testing.T) {
+	for l, want := range map[string]bool{
+		"\x1b[31;1mThe command \"perlcritic mysqltuner.pl\" exited with 2.\x1b[0m": true,
+		"The command \"npm test\" exited with 1.":                                  true,
+		"The command \"make\" exited with 125.":                                    true,
+		"\x1b[32;1mThe command \"./run.sh --x\" exited with 0.\x1b[0m":             false,
+		"The command \"echo \\\"a\\\" exited with 3\" exited with 0.":              false, // the last report wins
+		"The command \"eval npm install\" failed. Retrying, 2 of 3.":               false, // retried, not yet failed
+		"The command \"eval npm install\" failed 3 times.":                         true,
+		"2021-12-01T13:01:04Z ##[error]Process completed with exit code 1.":        true,
+		"Done. Your build exited with 1.":                                          false, // the build, not a step
+		"ERROR: \"docs-lint\" exited with 1.":                                      false, // a tool's message inside a step
+		"echo 'The command \"x\" exited with 1.'":                                  false, // quoted, not reported
+		"\x1b[0K\x1b[31;1mThe command \"make\" failed 3 times.\x1b[0m":             true,
+	} {
+		assert.Equal(t, want, failedStepReport(l), "%q", l)
+	}
+}
+
+// TestFailedStepAnchorsTheLastFailure: Travis runs every script command after one fails, so a
+// failing step can be followed by others that pass. The failure that broke the build is the
+// failed step's, not whatever comes last in the log: its lines outrank the later step's.
+func TestFailedStepAnchorsTheLastFailure(t *testing.T) {
+	var lines []string
+	for i := 0; i < 300; i++ {
+		lines = append(lines, "Setting up package "+string(rune('a'+i%26))+" ...")
+	}
+	lines = append(lines, "$ perlcritic tuner.pl")
+	critic := len(lines)
+	lines = append(lines,
+		"Use IO::Interactive::is_interactive() instead of -t at line 69, column 28.  (Severity: 5)",
+		"Two-argument \"open\" used at line 1024, column 3.  (Severity: 5)",
+		"\x1b[31;1mThe command \"perlcritic tuner.pl\" exited with 2.\x1b[0m",
+		"$ ./tuner.pl --dbstat")
+	later := len(lines)
+	for i := 0; i < 150; i++ {
+		lines = append(lines, "    innodb_buffer_pool_instances (=1) consider a smaller value for table "+string(rune('a'+i%26)))
+	}
+	lines = append(lines, "\x1b[32;1mThe command \"./tuner.pl --dbstat\" exited with 0.\x1b[0m", "", "Done. Your build exited with 1.")
+	resp, err := New().Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: "Why did this CI build fail?", SourceType: engine.SourceLogs})
+	require.NoError(t, err)
+	s := resp.Scores
+	assert.Greater(t, s[critic], s[len(lines)-10], "a line of the failed step outranks the later step's output")
+	assert.Greater(t, s[critic+1], s[later+75], "both of the failed step's lines")
 }
