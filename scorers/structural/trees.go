@@ -92,12 +92,23 @@ func (c *treeCache) put(k treeKey, src []byte, tree *sitter.Tree) {
 	c.free(evicted...)
 }
 
-// free closes trees nobody else holds, in the background.
+// free closes trees nobody else holds, in the background; once the cache is closed (a
+// request still running when the scorer was closed), at once, so close's wait is never joined
+// by a late free.
 func (c *treeCache) free(trees ...*sitter.Tree) {
 	if len(trees) == 0 {
 		return
 	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		for _, t := range trees {
+			t.Close()
+		}
+		return
+	}
 	c.freeing.Add(1)
+	c.mu.Unlock()
 	go func() {
 		defer c.freeing.Done()
 		for _, t := range trees {
