@@ -29,21 +29,21 @@ type engineConfig struct {
 	onnxThreads   int
 }
 
-// flagSet says which engine flags a command offers. The scorer registry's flags (--scorer,
+// engineFlags says which engine flags a command offers. The scorer registry's flags (--scorer,
 // --plugins, --onnxruntime-lib, --onnx-threads) come with every set.
-type flagSet int
+type engineFlags int
 
 const (
-	registryFlags flagSet = iota // listing scorers: the registry alone
-	pruneFlags                   // pruning: plus --max-input-chars and --encoding
-	serverFlags                  // serving: plus the recovery store's --ttl and --store-bytes
+	registryFlags engineFlags = iota // listing scorers: the registry alone
+	pruneFlags                       // pruning: plus --max-input-chars and --encoding
+	serverFlags                      // serving: plus the recovery store's --ttl and --store-bytes
 )
 
 // register adds the engine flags of set to fs; env values become the flags' defaults so --help
 // shows what is in force. A malformed env value is reported by load, not silently ignored.
 // Only the servers keep pruned texts for recovery: a one-shot prune or a benchmark has nothing
 // to recover from once it exits, so they get no store flags.
-func (c *engineConfig) register(fs *flag.FlagSet, set flagSet) {
+func (c *engineConfig) register(fs *flag.FlagSet, set engineFlags) {
 	c.maxInputChars, c.encoding = engine.DefaultMaxInputChars, tokenizer.CL100K
 	c.ttl, c.storeBytes = engine.DefaultTTL, engine.DefaultStoreBytes
 	if set >= pruneFlags {
