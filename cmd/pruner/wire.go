@@ -44,15 +44,16 @@ const (
 // Only the servers keep pruned texts for recovery: a one-shot prune or a benchmark has nothing
 // to recover from once it exits, so they get no store flags.
 func (c *engineConfig) register(fs *flag.FlagSet, set engineFlags) {
+	// Defaults first: a command without a flag still gets the engine's value.
 	c.maxInputChars, c.encoding = engine.DefaultMaxInputChars, tokenizer.CL100K
 	c.ttl, c.storeBytes = engine.DefaultTTL, engine.DefaultStoreBytes
 	if set >= pruneFlags {
-		fs.IntVar(&c.maxInputChars, "max-input-chars", engine.DefaultMaxInputChars, "largest text pruned, in characters; larger input is returned unchanged with warning input_too_large (env MCP_PRUNER_MAX_INPUT_CHARS)")
-		fs.StringVar(&c.encoding, "encoding", tokenizer.CL100K, "tiktoken encoding for token stats: cl100k_base or o200k_base (env MCP_PRUNER_ENCODING)")
+		fs.IntVar(&c.maxInputChars, "max-input-chars", c.maxInputChars, "largest text pruned, in characters; larger input is returned unchanged with warning input_too_large (env MCP_PRUNER_MAX_INPUT_CHARS)")
+		fs.StringVar(&c.encoding, "encoding", c.encoding, "tiktoken encoding for token stats: cl100k_base or o200k_base (env MCP_PRUNER_ENCODING)")
 	}
 	if set >= serverFlags {
-		fs.DurationVar(&c.ttl, "ttl", engine.DefaultTTL, "how long a prune_id can be recovered (env MCP_PRUNER_PRUNE_ID_TTL_S, in seconds)")
-		fs.Int64Var(&c.storeBytes, "store-bytes", engine.DefaultStoreBytes, "recovery store cap in bytes; least recently used texts are evicted beyond it (env MCP_PRUNER_STORE_BYTES)")
+		fs.DurationVar(&c.ttl, "ttl", c.ttl, "how long a prune_id can be recovered (env MCP_PRUNER_PRUNE_ID_TTL_S, in seconds)")
+		fs.Int64Var(&c.storeBytes, "store-bytes", c.storeBytes, "recovery store cap in bytes; least recently used texts are evicted beyond it (env MCP_PRUNER_STORE_BYTES)")
 	}
 	fs.StringVar(&c.scorer, "scorer", "", "default scorer for requests that name none (default: structural for code, heuristic otherwise; see 'pruner scorers') (env MCP_PRUNER_SCORER)")
 	fs.StringVar(&c.pluginsFile, "plugins", "", "JSON file describing out-of-process scorer plugins (env MCP_PRUNER_PLUGINS)")
