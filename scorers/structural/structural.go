@@ -171,7 +171,11 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	scores := scoreOutline(req.Lines, o, a, q)
+	var comment []bool
+	if req.SourceType != engine.SourceDocs && !q.AboutComments {
+		comment = heuristic.CommentLines(req.Lines)
+	}
+	scores := scoreOutline(req.Lines, o, a, q, comment)
 	if req.SourceType == engine.SourceDocs {
 		for i := range scores {
 			scores[i] = docsBlend*h.Scores[i] + (1-docsBlend)*scores[i]
@@ -185,7 +189,7 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		liftStaleDocNames(q, req.Lines, scores, o)
 		// Damping the blend, not the heuristic half, keeps the heuristic's say on which
 		// comment lines matter (commits.dev at 20%: 0.621 damping both, 0.638 the blend).
-		dampComments(q, req.Lines, scores, o)
+		dampComments(req.Lines, scores, o, comment)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }

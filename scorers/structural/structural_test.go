@@ -359,8 +359,8 @@ func TestGoalNamedAPIDefinition(t *testing.T) {
 	for i := range plain.Terms {
 		plain.Terms[i].Named = false
 	}
-	named := scoreOutline(lines, o, heuristic.Analyze(lines, q), q)
-	unnamed := scoreOutline(lines, o, heuristic.Analyze(lines, &plain), &plain)
+	named := scoreOutline(lines, o, heuristic.Analyze(lines, q), q, nil)
+	unnamed := scoreOutline(lines, o, heuristic.Analyze(lines, &plain), &plain, nil)
 	body := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "merge_attrs(") })
 	def := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "def where(") })
 	require.Positive(t, body)
@@ -399,6 +399,70 @@ func TestCallDefinitionNames(t *testing.T) {
 	}
 	// A route path is no identifier: that call keeps its callee's name.
 	assert.Equal(t, []string{"req", "protocol", "host", "get"}, names)
+}
+
+// TestDocBlockOneBlankAbove: a "/**" doc block one blank line above a definition (Express's
+// style) is that definition's header; a line comment or a block two blank lines above is not.
+// Under a goal naming the definition its doc comment is kept with it in threshold mode but
+// ranks below the definition's code, which a fix touches far more often.
+func TestDocBlockOneBlankAbove(t *testing.T) {
+	src := strings.Join([]string{
+		"'use strict';", // 0
+		"",
+		"/**", // 2
+		" * Check if the given `charset`s are acceptable.",
+		" *",
+		" * @return {String|Array}",
+		" */",
+		"",
+		"req.acceptsCharsets = function(){", // 8
+		"  var accept = accepts(this);",
+		"  return accept.charsets.apply(accept, arguments);",
+		"};",
+		"",
+		"// Parse the Range header field.", // 13
+		"",
+		"req.range = function range(size, options) {", // 15
+		"  var range = this.get('Range');",
+		"  return parseRange(size, range, options);",
+		"};",
+		"",
+		"/**", // 20
+		" * Return the protocol string.",
+		" */",
+		"",
+		"",
+		"req.protocol = function(){", // 25
+		"  return this.connection.encrypted ? 'https' : 'http';",
+		"};",
+	}, "\n")
+	lines := engine.SplitLines(src)
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	o, warn, err := s.parse(context.Background(), s.langs.byName["javascript"], "", lines)
+	require.NoError(t, err)
+	require.Empty(t, warn)
+	starts := map[string][2]int{}
+	for _, u := range o.units {
+		if u.role == roleDef {
+			starts[u.name] = [2]int{u.start, u.bodyStart}
+		}
+	}
+	assert.Equal(t, [2]int{2, 9}, starts["acceptsCharsets"], "the doc block one blank line above is the header")
+	assert.Equal(t, 15, starts["range"][0], "a line comment a blank line above is not")
+	assert.Equal(t, 25, starts["protocol"][0], "a doc block two blank lines above is not")
+
+	goal := "req.acceptsCharsets: check if the given charsets are acceptable"
+	q := heuristic.ParseGoal(goal)
+	outline := scoreOutline(lines, o, heuristic.Analyze(lines, q), q, heuristic.CommentLines(lines))
+	resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: goal, SourceType: engine.SourceCode, Path: "lib/request.js"})
+	require.NoError(t, err)
+	floor := unitCohesion * resp.Scores[8]
+	for i := 2; i <= 6; i++ {
+		assert.Less(t, outline[i], outline[8], "doc line %d ranks below its signature in the outline's half", i+1)
+		assert.GreaterOrEqual(t, resp.Scores[i], floor-1e-9, "doc line %d comes with its definition", i+1)
+		assert.Less(t, resp.Scores[i], resp.Scores[9], "doc line %d ranks below the definition's code", i+1)
+	}
 }
 
 // TestWholeFileUnitRanksItsBlocks: a function that is most of a long file (a completion
@@ -475,7 +539,11 @@ func Get(key string) string {
 			for _, i := range tc.damped {
 				want[i] *= heuristic.CommentDamp
 			}
-			dampComments(heuristic.ParseGoal(tc.goal), lines, scores, o)
+			var marks []bool
+			if !heuristic.ParseGoal(tc.goal).AboutComments {
+				marks = heuristic.CommentLines(lines)
+			}
+			dampComments(lines, scores, o, marks)
 			assert.InDeltaSlice(t, want, scores, 1e-12)
 		})
 	}

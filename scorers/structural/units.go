@@ -110,7 +110,7 @@ func (e *extractor) members(n *sitter.Node, parent, from int) {
 			continue
 		}
 		lead := start
-		if pending >= 0 && e.adjacent(pendingLast, start) {
+		if pending >= 0 && e.documents(pending, pendingLast, start) {
 			lead = pending
 		}
 		multi := end-start > 1
@@ -159,6 +159,17 @@ func (e *extractor) adjacent(a, b int) bool {
 		}
 	}
 	return true
+}
+
+// documents reports whether the comment run [first, last] belongs to the definition that
+// starts at line def: directly above it, or a doc block ("/**", the JSDoc, Javadoc, PHPDoc
+// and Doxygen opener) one blank line above it, as Express and much JavaScript write them.
+func (e *extractor) documents(first, last, def int) bool {
+	if e.adjacent(last, def) {
+		return true
+	}
+	return def == last+2 && strings.HasPrefix(strings.TrimSpace(e.lines[first]), "/**") &&
+		strings.HasSuffix(strings.TrimSpace(e.lines[last]), "*/")
 }
 
 // hasSections reports whether a section holds multi-line sections (then it is a container
