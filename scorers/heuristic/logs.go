@@ -151,7 +151,7 @@ func scoreLogs(lines []string, a *Analysis, fail []float64) []float64 {
 	// a shape again only when it reappears after other lines.
 	for i, l := range lines {
 		if fail[i] > 0 {
-			shape[i] = shapeHash(l)
+			shape[i] = ShapeHash(l)
 			if !(i >= 1 && shape[i-1] == shape[i]) && !(i >= 2 && shape[i-2] == shape[i] && strings.TrimSpace(lines[i-1]) == "") {
 				shapes[shape[i]]++
 			}
@@ -319,9 +319,10 @@ func spreadBlocks(lines []string, raw, s []float64) {
 	}
 }
 
-// shapeHash hashes a line with digits and hex runs dropped, so lines that differ only by
-// timestamps, counters or ids share a shape.
-func shapeHash(l string) uint64 {
+// ShapeHash hashes a line with its digits, spaces, tabs and carriage returns dropped, so
+// lines that differ only by timestamps, counters or spacing share a shape (FNV-1a over the
+// bytes kept). The line-features model's repetition feature uses it too.
+func ShapeHash(l string) uint64 {
 	h := uint64(fnvOffset)
 	for i := 0; i < len(l); i++ {
 		c := l[i]

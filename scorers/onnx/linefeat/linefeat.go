@@ -223,7 +223,7 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 	shape := make([]uint64, n)
 	lastFail := -1
 	for i, l := range lines {
-		shape[i] = shapeHash(l)
+		shape[i] = heuristic.ShapeHash(l)
 		shapes[shape[i]]++
 		if len(l) > 4096 {
 			continue
@@ -389,21 +389,6 @@ func windowMean(v []float64, w int) []float64 {
 		s[i] /= float64(min(n, i+w+1) - max(0, i-w))
 	}
 	return s
-}
-
-// shapeHash hashes a line with digits and blanks dropped, so lines that differ only by
-// timestamps or counters share a shape.
-func shapeHash(l string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(l); i++ {
-		c := l[i]
-		if (c >= '0' && c <= '9') || c == ' ' || c == '\t' || c == '\r' {
-			continue
-		}
-		h ^= uint64(c)
-		h *= 1099511628211
-	}
-	return h
 }
 
 // failStrength is 1 for a line with failure vocabulary (error, exception, traceback, fatal,
