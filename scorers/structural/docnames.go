@@ -19,11 +19,11 @@ const staleDocName = 1.0
 // a goal like "fix inconsistent function name in comment" asks for exactly it, in words
 // that match nothing of it. Only identifiers written as code count (heuristic.IsCodeLike):
 // "Returns the ..." is prose, "JSON encodes ..." an acronym.
-func liftStaleDocNames(q *heuristic.Query, lines []string, s []float64, o *outline) {
+// comment is heuristic.CommentLines(lines).
+func liftStaleDocNames(q *heuristic.Query, lines []string, s []float64, o *outline, comment []bool) {
 	if !q.AboutComments {
 		return
 	}
-	var comment []bool
 	for _, u := range o.units {
 		if u.role != roleDef && u.role != roleContainer {
 			continue
@@ -31,9 +31,6 @@ func liftStaleDocNames(q *heuristic.Query, lines []string, s []float64, o *outli
 		name := lastWord(u.name)
 		if name == "" {
 			continue
-		}
-		if comment == nil {
-			comment = heuristic.CommentLines(lines)
 		}
 		for i := u.start; i < u.bodyStart && i < len(lines); i++ {
 			if !comment[i] {

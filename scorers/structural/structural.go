@@ -171,11 +171,17 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var comment []bool
-	if req.SourceType != engine.SourceDocs && !q.AboutComments {
+	// Code's comment lines, found once: a doc comment scores below its definition's code
+	// and loose comments are damped, unless the goal is about comments, when stale doc
+	// names are looked for in them instead.
+	var comment, damped []bool
+	if req.SourceType != engine.SourceDocs {
 		comment = heuristic.CommentLines(req.Lines)
+		if !q.AboutComments {
+			damped = comment
+		}
 	}
-	scores := scoreOutline(req.Lines, o, a, q, comment)
+	scores := scoreOutline(req.Lines, o, a, q, damped)
 	if req.SourceType == engine.SourceDocs {
 		for i := range scores {
 			scores[i] = docsBlend*h.Scores[i] + (1-docsBlend)*scores[i]
@@ -186,10 +192,10 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		// the structure's unit scores too.
 		heuristic.LiftComments(q, req.Lines, scores)
 		a.LiftCites(req.Lines, scores)
-		liftStaleDocNames(q, req.Lines, scores, o)
+		liftStaleDocNames(q, req.Lines, scores, o, comment)
 		// Damping the blend, not the heuristic half, keeps the heuristic's say on which
 		// comment lines matter (commits.dev at 20%: 0.621 damping both, 0.638 the blend).
-		dampComments(req.Lines, scores, o, comment)
+		dampComments(req.Lines, scores, o, damped)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }
