@@ -42,11 +42,12 @@ type Analysis struct {
 
 // Analyze scans lines against q. It is linear in the input and allocates per line only for
 // lines that hold goal terms.
-func Analyze(lines []string, q *Query) *Analysis { return analyze(lines, q, nil) }
+func Analyze(lines []string, q *Query) *Analysis { return analyze(lines, q, "", nil) }
 
-// analyze is Analyze with a hook that sees every line's term hashes, so a source-type rule
-// (logs' failure words) needs no second scan.
-func analyze(lines []string, q *Query, each func(i int, hashes []termHash)) *Analysis {
+// analyze is Analyze for the file at path (whose words count for less: discountPathTerms)
+// with a hook that sees every line's term hashes, so a source-type rule (logs' failure
+// words) needs no second scan.
+func analyze(lines []string, q *Query, path string, each func(i int, hashes []termHash)) *Analysis {
 	n := len(lines)
 	a := &Analysis{
 		Query:      q,
@@ -111,6 +112,7 @@ func analyze(lines []string, q *Query, each func(i int, hashes []termHash)) *Ana
 			a.IDF[t] = math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
 		}
 	}
+	a.discountPathTerms(path)
 	for i := range lines {
 		a.Lex[i] = a.bm25(a.lineMatches(i), float64(a.Length[i]), a.avgLen)
 	}

@@ -3,6 +3,7 @@ package heuristic
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,4 +18,14 @@ func TestParseGoalIsDeterministic(t *testing.T) {
 		q := ParseGoal(goal)
 		require.Equal(t, first.Terms, q.Terms)
 	}
+}
+
+func TestPathWords(t *testing.T) {
+	got := pathWords("caddyconfig/httpCaddyfile/http_server.go")
+	var words []string
+	for w := range got {
+		words = append(words, w)
+	}
+	assert.ElementsMatch(t, []string{"caddyconfig", "httpcaddyfile", "http", "caddyfile", "httpserver", "server", "go"}, words)
+	assert.Nil(t, pathWords(""))
 }

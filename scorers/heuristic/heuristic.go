@@ -70,9 +70,9 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 	var fail []float64
 	if req.SourceType == engine.SourceLogs {
 		fail = make([]float64, len(req.Lines))
-		a = analyze(req.Lines, q, func(i int, hashes []termHash) { fail[i] = lineFailure(req.Lines[i], hashes) })
+		a = analyze(req.Lines, q, req.Path, func(i int, hashes []termHash) { fail[i] = lineFailure(req.Lines[i], hashes) })
 	} else {
-		a = Analyze(req.Lines, q)
+		a = analyze(req.Lines, q, req.Path, nil)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err

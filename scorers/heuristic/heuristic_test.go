@@ -149,6 +149,34 @@ def write_report(rows):
 	}
 }
 
+// TestPathWordsCountLess: a goal word that names the file (router, of web/router.go) tells
+// which file the goal is about, not which of its lines; the line with the goal's other word
+// ranks first once the path is known. Without the path, the repeated word wins.
+func TestPathWordsCountLess(t *testing.T) {
+	src := strings.Split(`package web
+
+func setup(mux *http.ServeMux) {
+	mux.Handle("/", router)
+}
+
+func serve(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, r.URL.Path, 301)
+}`, "\n")
+	const goal = "router: the router's redirect drops the query"
+	scoreAt := func(path string) []float64 {
+		resp, err := heuristic.New().Score(context.Background(), &engine.ScoreRequest{Lines: src, Goal: goal, SourceType: engine.SourceCode, Path: path})
+		require.NoError(t, err)
+		return resp.Scores
+	}
+	const routerLine, redirectLine = 3, 7
+	s := scoreAt("")
+	require.Greater(t, s[routerLine], s[redirectLine], "without a path, the word said twice leads")
+	s = scoreAt("web/router.go")
+	assert.Greater(t, s[redirectLine], s[routerLine], "the path names the router: the redirect leads")
+	s = scoreAt("web/Router.go")
+	assert.Greater(t, s[redirectLine], s[routerLine], "path words are matched as the goal's are, whatever their case")
+}
+
 // TestJavaScriptFunctionIsAUnit: "function name() {" heads a definition, so the body of the
 // function a goal names scores as one unit with its header, above every line of the other
 // function. (It was not a header until the eleventh round: "function" sits in the method
