@@ -89,6 +89,10 @@ var Kinds = []string{"code_python", "code_other", "logs", "docs"}
 // outline cache (outlines depend on the content only), and is safe for concurrent use.
 var structuralScorer = sync.OnceValue(structural.New)
 
+// heuristicScorer is shared likewise, so an agent's goal, sent with many reads, is parsed
+// once (the heuristic's goal cache) rather than on every request.
+var heuristicScorer = sync.OnceValue(heuristic.New)
+
 // NumFeatures is the width F of a feature row.
 var NumFeatures = len(Names)
 
@@ -141,7 +145,7 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 	if n == 0 {
 		return &Matrix{X: out}, nil
 	}
-	hresp, a, err := heuristic.New().ScoreWithAnalysis(ctx, req)
+	hresp, a, err := heuristicScorer().ScoreWithAnalysis(ctx, req)
 	if err != nil {
 		return nil, err
 	}
