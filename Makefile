@@ -26,9 +26,9 @@ generate-tools:
 BENCH_FLAGS ?=
 
 .PHONY: bench
-## bench: run every scorer and the baselines on ../shared/bench through the engine and regenerate
+## bench: run every scorer, the baselines and the oracle (the ceiling) on ../shared/bench through the engine and regenerate
 ## the harness's section of benchmarks/RESULTS.md, plus benchmarks/results.json and recall.svg.
-BENCH_SCORERS ?= structural,heuristic,onnx:models/linerank,reference,bm25,grep,head,tail,head_tail,random
+BENCH_SCORERS ?= structural,heuristic,onnx:models/linerank,reference,bm25,grep,head,tail,head_tail,random,oracle
 bench:
 	scripts/install-onnxruntime.sh
 	go build -o bin/pruner ./cmd/pruner

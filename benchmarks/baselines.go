@@ -25,8 +25,14 @@ func Baselines() []string {
 	return []string{BaselineHead, BaselineTail, BaselineHeadTail, BaselineRandom, BaselineGrep, BaselineBM25, BaselineReference}
 }
 
-// RegisterBaselines adds the baseline scorers to reg, so they run through the same engine and
-// accounting as real scorers. A name already registered panics, as Register does.
+// Registered lists every name RegisterBaselines registers: the baselines, then the oracle.
+func Registered() []string {
+	return append(Baselines(), BaselineOracle)
+}
+
+// RegisterBaselines adds the baseline scorers and the oracle to reg, so they run through the
+// same engine and accounting as real scorers. A name already registered panics, as Register
+// does.
 func RegisterBaselines(reg *engine.Registry) {
 	reg.Register(BaselineHead, Head{})
 	reg.Register(BaselineTail, Tail{})
@@ -35,6 +41,7 @@ func RegisterBaselines(reg *engine.Registry) {
 	reg.Register(BaselineGrep, Grep{})
 	reg.Register(BaselineBM25, BM25{K1: 1.2, B: 0.75})
 	reg.Register(BaselineReference, Reference{})
+	reg.Register(BaselineOracle, Oracle{})
 }
 
 var (

@@ -70,7 +70,7 @@ func TestBaselinesThroughEngine(t *testing.T) {
 		assert.Greater(t, info.Threshold, 0.0)
 		assert.NotEmpty(t, info.Description)
 	}
-	assert.ElementsMatch(t, Baselines(), names)
+	assert.ElementsMatch(t, Registered(), names)
 	assert.Panics(t, func() { RegisterBaselines(reg) }, "duplicate names are a programming error")
 }
 

@@ -185,6 +185,9 @@ func WriteMarkdown(w io.Writer, rows []Row, m Meta) error {
 		fmt.Fprintf(&b, " (load average %s when the run started: other work on the machine inflates latencies)", m.Load)
 	}
 	b.WriteString(".\n\n")
+	if slices.ContainsFunc(rows, func(r Row) bool { return r.Scorer == BaselineOracle }) {
+		b.WriteString("`oracle` scores each case's gold lines 1 and the rest 0: its recall is the most the engine's selection keeps at that budget, the ceiling the other rows are read against.\n\n")
+	}
 
 	merged := MergeRows(rows, bySourceType)
 	budgets := budgetsOf(rows)

@@ -123,6 +123,17 @@ func TestReports(t *testing.T) {
 		assert.Contains(t, md.String(), "`pruner bench --limit 2`")
 		assert.Contains(t, md.String(), "| heuristic | 0.250 | 0.833 | 1.000 | 0.867 |")
 	})
+	t.Run("the oracle is explained when it ran", func(t *testing.T) {
+		assert.NotContains(t, md.String(), "`oracle`")
+		withOracle := fixedRows()
+		o := withOracle[0]
+		o.Scorer = BaselineOracle
+		withOracle = append(withOracle, o)
+		var b bytes.Buffer
+		require.NoError(t, WriteMarkdown(&b, withOracle, meta))
+		assert.Contains(t, b.String(), "`oracle` scores each case's gold lines 1")
+		assert.Contains(t, b.String(), "| oracle |")
+	})
 }
 
 func TestReplaceSection(t *testing.T) {

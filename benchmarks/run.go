@@ -238,6 +238,7 @@ func runCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots []
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	ctx = withGold(ctx, c.GoldLines)
 	lines := engine.SplitLines(c.Text)
 	counter := newCaseCounter(cfg.Tokens, c.Text)
 	whole, perLine := counter.warm(lines)

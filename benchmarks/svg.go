@@ -9,12 +9,13 @@ import (
 )
 
 // palette colours the scorers of a chart, in order (colour-blind-safe Okabe-Ito without its
-// yellow, which is faint on white, then greys).
-var palette = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#999999", "#666666"}
+// yellow, which is faint on white, then greys, then two of Paul Tol's muted colours, so the
+// eleven scorers of `make bench` each have their own).
+var palette = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#999999", "#666666", "#882255", "#332288"}
 
-// dash draws baselines dashed, so the scorers under test stand out.
+// dash draws baselines and the oracle dashed, so the scorers under test stand out.
 func dash(scorer string) string {
-	if slices.Contains(Baselines(), scorer) {
+	if slices.Contains(Registered(), scorer) {
 		return ` stroke-dasharray="5 3"`
 	}
 	return ""

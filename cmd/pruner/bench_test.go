@@ -114,3 +114,21 @@ func TestBenchWarnsOnFailOpen(t *testing.T) {
 	var usage *usageError
 	assert.ErrorAs(t, err, &usage, "a deadline under the engine's 1 ms resolution")
 }
+
+// TestBenchOracle: the oracle runs when named, as the ceiling of every scorer, and a run
+// without --scorers leaves it out.
+func TestBenchOracle(t *testing.T) {
+	reg, err := benchRegistry(&engineConfig{})
+	require.NoError(t, err)
+	t.Cleanup(func() { reg.Close() })
+	names := defaultBenchScorers(reg)
+	assert.NotContains(t, names, "oracle")
+	assert.Contains(t, names, "bm25")
+	assert.Contains(t, names, "heuristic")
+
+	data := benchCases(t)
+	var out, errOut bytes.Buffer
+	err = runBench(context.Background(), []string{"--data", data, "--scorers", "oracle,head", "--modes", "budget", "--budgets", "0.2", "--quiet", "--compare", "head,oracle"}, nil, &out, &errOut)
+	require.NoError(t, err, errOut.String())
+	assert.Regexp(t, `oracle − head +code +synthetic +20% +6 +\+0\.[5-9]\d\d `, out.String(), "the oracle keeps the gold lines head misses")
+}
