@@ -93,6 +93,20 @@ func TestPruneRules(t *testing.T) {
 			keep: []int{30}, cut: []int{9, 10, 15, 20, 21},
 		},
 		{
+			// With a reading of ~~~ as a fence, 11-21 would be one unit, cut whole with its titles.
+			name: "docs: reStructuredText titles underlined with tildes are titles, not fences",
+			text: longLines(40, map[int]string{10: "Process Management", 11: "~~~~~~~~~~~~~~~~~~", 20: "Miscellaneous", 21: "~~~~~~~~~~~~~", 30: "needle"}),
+			goal: "needle", st: engine.SourceDocs, opts: opts(1, 0),
+			keep: []int{10, 11, 20, 21, 30}, cut: []int{15, 25, 35},
+		},
+		{
+			// Read as CommonMark reads it, 10-40 would be one unit, kept whole for its match.
+			name: "docs: a fence never closed makes no unit",
+			text: longLines(40, map[int]string{10: "```", 30: "needle"}),
+			goal: "needle", st: engine.SourceDocs, opts: opts(1, 0),
+			keep: []int{30}, cut: []int{10, 15, 35},
+		},
+		{
 			name: "NO_PRUNE regions are kept with both directives",
 			text: longLines(40, map[int]string{10: "⟦NO_PRUNE_BEGIN⟧", 15: "secret sauce", 20: "⟦NO_PRUNE_END⟧"}),
 			goal: "needle", st: engine.SourceLogs, opts: opts(1, 0),

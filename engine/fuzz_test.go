@@ -23,6 +23,7 @@ func FuzzPrune(f *testing.F) {
 	f.Add("a\r\nb\x00\n\xff\xfe\n⟦NO_PRUNE_BEGIN⟧\nx\n", "b", uint8(0), uint8(255), uint8(0), uint16(0), uint8(0))
 	f.Add("", "", uint8(1), uint8(0), uint8(1), uint16(5), uint8(3))
 	f.Add("```\nx\n```\n# h\n", "x", uint8(2), uint8(128), uint8(1), uint16(0), uint8(1))
+	f.Add("Title\n~~~~~\nx\n```\nnever closed\n~~~\ny\n~~~\n", "y", uint8(2), uint8(200), uint8(0), uint16(0), uint8(2))
 	f.Add("alpha\nbeta\ngamma\ndelta\n", "beta", uint8(0), uint8(200), uint8(0), uint16(0), uint8(4|16))
 
 	fx := newFixture(f, 4096)

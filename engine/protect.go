@@ -133,18 +133,14 @@ func protectLogs(lines []string, prot []uint8) {
 }
 
 func protectDocs(lines []string, prot []uint8, joinPrev []bool) {
-	fenceStart, fenceMark := -1, ""
-	for i, l := range lines {
-		if fenceStart >= 0 {
-			joinPrev[i] = true
-			if m := reFence.FindStringSubmatch(l); m != nil && strings.HasPrefix(m[1], fenceMark) && strings.TrimSpace(l) == strings.TrimSpace(m[0]) {
-				fenceStart = -1
-			}
-			continue
+	for _, f := range docFences(lines) {
+		for j := f[0] + 1; j <= f[1]; j++ {
+			joinPrev[j] = true
 		}
-		if m := reFence.FindStringSubmatch(l); m != nil {
-			fenceStart, fenceMark = i, m[1]
-			continue
+	}
+	for i, l := range lines {
+		if joinPrev[i] {
+			continue // inside a fence, its closer included
 		}
 		if reMDHeading.MatchString(l) {
 			prot[i] = protRule
@@ -161,6 +157,86 @@ func protectDocs(lines []string, prot []uint8, joinPrev []bool) {
 			}
 		}
 	}
+}
+
+// docFences returns the fenced code blocks of a Markdown text as [opener, closer] line
+// indexes. A closer is a line of only the opener's character, at least as many of them.
+// Two readings differ from CommonMark's, because a fence is one unit, kept or cut whole:
+//   - an opener that is never closed opens no fence (CommonMark runs it to the end of the
+//     text, so a text cut short, or a stray rule, would make everything after it one unit
+//     that no budget can pay for);
+//   - a rule of tildes that underlines a title is a reStructuredText section rule, not an
+//     opener (Python's documentation underlines subsections with ~~~~).
+//     Backtick rules are left to Markdown: "Run:" above a bare ``` is common there and
+//     a backtick section rule is not.
+//
+// It is linear: a backward pass over the fence lines gives, for each, the longest closer
+// after it.
+func docFences(lines []string) [][2]int {
+	type fenceLine struct {
+		line int
+		mark string // the character run
+		bare int    // the run's length if the line is nothing else (a possible closer), else 0
+	}
+	var fl []fenceLine
+	for i, l := range lines {
+		if m := reFence.FindStringSubmatch(l); m != nil {
+			f := fenceLine{line: i, mark: m[1]}
+			if strings.TrimSpace(l) == strings.TrimSpace(m[0]) {
+				f.bare = len(m[1])
+			}
+			fl = append(fl, f)
+		}
+	}
+	if len(fl) < 2 {
+		return nil
+	}
+	// after[k][c]: the longest bare run of character c (0: backtick, 1: tilde) on the fence
+	// lines after fl[k].
+	after := make([][2]int, len(fl))
+	for k := len(fl) - 2; k >= 0; k-- {
+		after[k] = after[k+1]
+		if next := fl[k+1]; next.bare > 0 {
+			c := fenceChar(next.mark)
+			after[k][c] = max(after[k][c], next.bare)
+		}
+	}
+	var out [][2]int
+	for k := 0; k < len(fl); k++ {
+		f := fl[k]
+		if after[k][fenceChar(f.mark)] < len(f.mark) || f.mark[0] == '~' && isRSTTitleRule(lines, f.line) {
+			continue
+		}
+		for j := k + 1; j < len(fl); j++ {
+			if fl[j].bare >= len(f.mark) && fl[j].mark[0] == f.mark[0] {
+				out = append(out, [2]int{f.line, fl[j].line})
+				k = j
+				break
+			}
+		}
+	}
+	return out
+}
+
+// fenceChar is the index of a fence's character in docFences' tables.
+func fenceChar(mark string) int {
+	if mark[0] == '`' {
+		return 0
+	}
+	return 1
+}
+
+// isRSTTitleRule reports whether line i is a reStructuredText section rule under a title:
+// a rule directly under a text line at the margin that it is at least as long as. (An
+// overline is not looked for: "~~~", a short line, "~~~" is as likely a fence holding
+// one line, and is a small unit either way.)
+func isRSTTitleRule(lines []string, i int) bool {
+	if i == 0 || !isRSTRule(lines[i]) {
+		return false
+	}
+	t := strings.TrimRight(lines[i-1], " \t")
+	return t != "" && t[0] != ' ' && t[0] != '\t' && !isRSTRule(t) &&
+		len([]rune(t)) <= len(strings.TrimSpace(lines[i]))
 }
 
 // protectDirectives protects ⟦NO_PRUNE_BEGIN⟧ … ⟦NO_PRUNE_END⟧ regions, both directive lines

@@ -2,7 +2,10 @@ package engine
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestHasFailureWordMatchesTheRegexp checks the hand-written scan against the regexp it
@@ -28,4 +31,54 @@ func TestHasFailureWordMatchesTheRegexp(t *testing.T) {
 			t.Fatalf("hasFailureWord(%q) = %v, regexp says %v", l, got, want)
 		}
 	}
+}
+
+func TestDocFences(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want [][2]int
+	}{
+		{"backticks with an info string", "a\n```go\nx := 1\n```\nb", [][2]int{{1, 3}}},
+		{"tildes, closed by a longer run", "~~~\ncode\n~~~~~\nb", [][2]int{{0, 2}}},
+		{"a shorter run or other character does not close", "````\n```\n~~~~\n````", [][2]int{{0, 3}}},
+		{"a closer has nothing else on its line", "```\n``` not yet\n```", [][2]int{{0, 2}}},
+		{"an opener never closed opens nothing", "intro\n```\nthe rest\nof the text", nil},
+		{"an unclosed opener leaves the fences after it", "````\na\n```\nb\n```", [][2]int{{2, 4}}},
+		{"reStructuredText subsections underlined with tildes", "Title one\n~~~~~~~~~\ntext\n\nTitle two\n~~~~~~~~~\nmore", nil},
+		{"a tilde fence after a blank line is a fence", "Title\n\n~~~\ncode\n~~~", [][2]int{{2, 4}}},
+		{"a backtick fence right under a short line is a fence", "Run:\n```\nmake\n```", [][2]int{{1, 3}}},
+		{"an indented line above is not a title", "  code()\n~~~\nx\n~~~", [][2]int{{1, 3}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, docFences(strings.Split(tt.text, "\n")))
+		})
+	}
+}
+
+// FuzzDocFences checks the linear docFences against the direct reading: from each opener,
+// look for its closer; none found, it opens nothing.
+func FuzzDocFences(f *testing.F) {
+	f.Add("a\n```go\nx\n```\n~~~\nT\n~~~~\n````\n```")
+	f.Add("Title\n~~~~~\n```\n~~~\n~~~\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		lines := strings.Split(text, "\n")
+		var want [][2]int
+		for i := 0; i < len(lines); i++ {
+			m := reFence.FindStringSubmatch(lines[i])
+			if m == nil || m[1][0] == '~' && isRSTTitleRule(lines, i) {
+				continue
+			}
+			for j := i + 1; j < len(lines); j++ {
+				c := reFence.FindStringSubmatch(lines[j])
+				if c != nil && strings.HasPrefix(c[1], m[1]) && strings.TrimSpace(lines[j]) == strings.TrimSpace(c[0]) {
+					want = append(want, [2]int{i, j})
+					i = j
+					break
+				}
+			}
+		}
+		assert.Equal(t, want, docFences(lines))
+	})
 }
