@@ -146,14 +146,10 @@ func protectDocs(lines []string, prot []uint8, joinPrev []bool) {
 			prot[i] = protRule
 			continue
 		}
-		// reStructuredText title: a text line underlined by a rule at least as long.
-		if i+1 < len(lines) && isRSTRule(lines[i+1]) {
-			t := strings.TrimSpace(l)
-			if t != "" && !isRSTRule(l) && len(strings.TrimSpace(lines[i+1])) >= len([]rune(t)) {
-				prot[i], prot[i+1] = protRule, protRule
-				if i > 0 && isRSTRule(lines[i-1]) {
-					prot[i-1] = protRule
-				}
+		if i+1 < len(lines) && underlines(l, lines[i+1]) {
+			prot[i], prot[i+1] = protRule, protRule
+			if i > 0 && isRSTRule(lines[i-1]) {
+				prot[i-1] = protRule
 			}
 		}
 	}
@@ -226,17 +222,22 @@ func fenceChar(mark string) int {
 	return 1
 }
 
-// isRSTTitleRule reports whether line i is a reStructuredText section rule under a title:
-// a rule directly under a text line at the margin that it is at least as long as. (An
-// overline is not looked for: "~~~", a short line, "~~~" is as likely a fence holding
-// one line, and is a small unit either way.)
+// isRSTTitleRule reports whether line i is a reStructuredText section rule under a title
+// at the margin. (An overline is not looked for: "~~~", a short line, "~~~" is as likely a
+// fence holding one line, and is a small unit either way.)
 func isRSTTitleRule(lines []string, i int) bool {
-	if i == 0 || !isRSTRule(lines[i]) {
+	if i == 0 {
 		return false
 	}
-	t := strings.TrimRight(lines[i-1], " \t")
-	return t != "" && t[0] != ' ' && t[0] != '\t' && !isRSTRule(t) &&
-		len([]rune(t)) <= len(strings.TrimSpace(lines[i]))
+	t := lines[i-1]
+	return t != "" && t[0] != ' ' && t[0] != '\t' && underlines(t, lines[i])
+}
+
+// underlines reports whether rule is a reStructuredText section rule under the title line:
+// a rule at least as long as the title's text, which is not a rule itself.
+func underlines(title, rule string) bool {
+	t := strings.TrimSpace(title)
+	return t != "" && isRSTRule(rule) && !isRSTRule(title) && len(strings.TrimSpace(rule)) >= len([]rune(t))
 }
 
 // protectDirectives protects ⟦NO_PRUNE_BEGIN⟧ … ⟦NO_PRUNE_END⟧ regions, both directive lines
