@@ -386,21 +386,22 @@ func TestMemoryStoreTTLAndEviction(t *testing.T) {
 	now := time.Unix(1000, 0)
 	clock := func() time.Time { return now }
 	ctx := context.Background()
-	s := engine.NewMemoryStore(10*time.Second, 10, clock)
+	entry := int64(engine.StoreEntryOverhead + 1 + 4) // a one-letter id and a four-byte text
+	s := engine.NewMemoryStore(10*time.Second, 2*entry+2, clock)
 
 	require.NoError(t, s.Put(ctx, "a", "aaaa"))
 	require.NoError(t, s.Put(ctx, "b", "bbbb"))
 	_, err := s.Get(ctx, "a") // a is now the most recently used
 	require.NoError(t, err)
-	require.NoError(t, s.Put(ctx, "c", "cccc")) // 12 bytes > 10: evict b, the least recently used
+	require.NoError(t, s.Put(ctx, "c", "cccc")) // three entries exceed the cap: evict b, the least recently used
 	_, err = s.Get(ctx, "b")
 	assert.ErrorIs(t, err, engine.ErrPruneIDNotFound)
 	got, err := s.Get(ctx, "a")
 	require.NoError(t, err)
 	assert.Equal(t, "aaaa", got)
-	assert.LessOrEqual(t, s.Bytes(), int64(10))
+	assert.Equal(t, 2*entry, s.Bytes())
 
-	require.NoError(t, s.Put(ctx, "huge", strings.Repeat("x", 11)))
+	require.NoError(t, s.Put(ctx, "huge", strings.Repeat("x", int(2*entry))))
 	_, err = s.Get(ctx, "huge")
 	assert.ErrorIs(t, err, engine.ErrPruneIDNotFound, "a text over the whole cap is not kept")
 	_, err = s.Get(ctx, "a")
@@ -411,6 +412,50 @@ func TestMemoryStoreTTLAndEviction(t *testing.T) {
 	assert.ErrorIs(t, err, engine.ErrPruneIDNotFound, "expired at the TTL")
 	require.NoError(t, s.Put(ctx, "d", "dd"))
 	assert.Equal(t, 1, s.Len(), "expired entries are swept")
+}
+
+// Identical texts are held once, and the text stays as long as one entry holds it.
+func TestMemoryStoreSharesIdenticalTexts(t *testing.T) {
+	now := time.Unix(1000, 0)
+	clock := func() time.Time { return now }
+	ctx := context.Background()
+	text := strings.Repeat("the same file, read again\n", 100)
+	entry := int64(engine.StoreEntryOverhead + 3)
+	s := engine.NewMemoryStore(10*time.Second, 1<<20, clock)
+
+	require.NoError(t, s.Put(ctx, "id1", text))
+	require.NoError(t, s.Put(ctx, "id2", strings.Clone(text)))
+	assert.Equal(t, int64(len(text))+2*entry, s.Bytes(), "one copy of the text, two entries")
+	require.NoError(t, s.Put(ctx, "id3", "another text"))
+	assert.Equal(t, int64(len(text)+len("another text"))+3*entry, s.Bytes())
+
+	require.NoError(t, s.Put(ctx, "id1", "replaced")) // id1 lets go of the shared text; id2 keeps it
+	got, err := s.Get(ctx, "id2")
+	require.NoError(t, err)
+	assert.Equal(t, text, got)
+	got, err = s.Get(ctx, "id1")
+	require.NoError(t, err)
+	assert.Equal(t, "replaced", got)
+	assert.Equal(t, int64(len(text)+len("another text")+len("replaced"))+3*entry, s.Bytes())
+
+	now = now.Add(10 * time.Second)
+	require.NoError(t, s.Put(ctx, "id4", "x")) // sweeps the expired entries, and with them their texts
+	assert.Equal(t, 1, s.Len())
+	assert.Equal(t, int64(1)+entry, s.Bytes())
+}
+
+// The cap bounds the entries too: a flood of one repeated text (or of tiny texts) cannot grow
+// the store past it.
+func TestMemoryStoreBoundsRepeatedTexts(t *testing.T) {
+	ctx := context.Background()
+	entry := engine.StoreEntryOverhead + len(engine.NewPruneID())
+	maxBytes := int64(100*entry + 2) // room for 100 entries and one copy of "ok"
+	s := engine.NewMemoryStore(time.Minute, maxBytes, nil)
+	for range 10_000 {
+		require.NoError(t, s.Put(ctx, engine.NewPruneID(), "ok"))
+	}
+	assert.Equal(t, 100, s.Len(), "each entry counts its id and overhead")
+	assert.Equal(t, maxBytes, s.Bytes())
 }
 
 func TestRegistry(t *testing.T) {

@@ -55,7 +55,11 @@ func NewPruneID() string {
 func pruneID(hi, lo uint64) string { return fmt.Sprintf("prn_%016d%016d", hi, lo) }
 
 // MemoryStore is an in-memory Store with a TTL and a total byte cap enforced by
-// least-recently-used eviction, so memory cannot grow without limit.
+// least-recently-used eviction, so memory cannot grow without limit. Identical texts are held
+// once: an agent that reads the same file or command output again (the common case) costs the
+// store one more entry, not one more copy. The cap counts every distinct text's bytes plus,
+// for every entry, its id and StoreEntryOverhead, so a flood of tiny or repeated texts is
+// bounded too.
 type MemoryStore struct {
 	mu       sync.Mutex
 	ttl      time.Duration
@@ -65,13 +69,25 @@ type MemoryStore struct {
 	bytes int64
 	lru   *list.List // front = most recently used; values are *storeEntry
 	byID  map[string]*list.Element
+	texts map[string]*storeText // distinct texts, by content
 }
 
 type storeEntry struct {
 	id      string
-	text    string
+	text    *storeText
 	expires time.Time
 }
+
+// storeText is one distinct text and the number of entries holding it.
+type storeText struct {
+	text string
+	refs int
+}
+
+// StoreEntryOverhead is what MemoryStore counts for each entry besides its id and its share
+// of a text: the entry, its list element and its two map slots, about 150 bytes on 64-bit
+// platforms, rounded up.
+const StoreEntryOverhead = 160
 
 // DefaultTTL and DefaultStoreBytes are the recovery store's defaults.
 const (
@@ -79,14 +95,17 @@ const (
 	DefaultStoreBytes = 256 << 20
 )
 
-// NewMemoryStore returns a store whose entries live for ttl and whose texts together take at
-// most maxBytes. now may be nil (time.Now); tests pass a fake clock.
+// NewMemoryStore returns a store whose entries live for ttl and whose texts and entries
+// together count at most maxBytes. now may be nil (time.Now); tests pass a fake clock.
 func NewMemoryStore(ttl time.Duration, maxBytes int64, now func() time.Time) *MemoryStore {
 	if now == nil {
 		now = time.Now
 	}
-	return &MemoryStore{ttl: ttl, maxBytes: maxBytes, now: now, lru: list.New(), byID: map[string]*list.Element{}}
+	return &MemoryStore{ttl: ttl, maxBytes: maxBytes, now: now, lru: list.New(), byID: map[string]*list.Element{}, texts: map[string]*storeText{}}
 }
+
+// entryCost is what an entry counts against the cap besides its text.
+func entryCost(id string) int64 { return int64(len(id)) + StoreEntryOverhead }
 
 // Put stores text. A text larger than the whole cap is not kept (its id will not be found),
 // rather than evicting everything else.
@@ -96,17 +115,33 @@ func (s *MemoryStore) Put(_ context.Context, id, text string) error {
 	if el, ok := s.byID[id]; ok {
 		s.remove(el)
 	}
-	size := int64(len(text))
-	if size > s.maxBytes {
+	if entryCost(id)+int64(len(text)) > s.maxBytes {
 		return nil
 	}
 	s.expireLocked()
-	for s.bytes+size > s.maxBytes && s.lru.Len() > 0 {
+	for s.bytes+s.costLocked(id, text) > s.maxBytes && s.lru.Len() > 0 {
 		s.remove(s.lru.Back())
 	}
-	s.byID[id] = s.lru.PushFront(&storeEntry{id: id, text: text, expires: s.now().Add(s.ttl)})
-	s.bytes += size
+	t := s.texts[text]
+	if t == nil {
+		t = &storeText{text: text}
+		s.texts[text] = t
+		s.bytes += int64(len(text))
+	}
+	t.refs++
+	s.bytes += entryCost(id)
+	s.byID[id] = s.lru.PushFront(&storeEntry{id: id, text: t, expires: s.now().Add(s.ttl)})
 	return nil
+}
+
+// costLocked is what storing text under id would add: the entry, and the text unless the
+// store holds it already.
+func (s *MemoryStore) costLocked(id, text string) int64 {
+	c := entryCost(id)
+	if s.texts[text] == nil {
+		c += int64(len(text))
+	}
+	return c
 }
 
 // Get returns the text stored under id and marks it recently used.
@@ -123,7 +158,7 @@ func (s *MemoryStore) Get(_ context.Context, id string) (string, error) {
 		return "", ErrPruneIDNotFound
 	}
 	s.lru.MoveToFront(el)
-	return e.text, nil
+	return e.text.text, nil
 }
 
 // Len and Bytes report the store's size (for health and tests).
@@ -133,7 +168,8 @@ func (s *MemoryStore) Len() int {
 	return s.lru.Len()
 }
 
-// Bytes reports the total size of the stored texts.
+// Bytes reports what the store counts against its cap: its distinct texts' bytes and, per
+// entry, its id and StoreEntryOverhead.
 func (s *MemoryStore) Bytes() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -159,5 +195,9 @@ func (s *MemoryStore) expireLocked() {
 func (s *MemoryStore) remove(el *list.Element) {
 	e := s.lru.Remove(el).(*storeEntry)
 	delete(s.byID, e.id)
-	s.bytes -= int64(len(e.text))
+	s.bytes -= entryCost(e.id)
+	if e.text.refs--; e.text.refs == 0 {
+		delete(s.texts, e.text.text)
+		s.bytes -= int64(len(e.text.text))
+	}
 }
