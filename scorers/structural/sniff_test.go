@@ -1,6 +1,7 @@
 package structural
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,4 +75,46 @@ func FuzzSniffNeeds(f *testing.F) {
 	f.Fuzz(func(t *testing.T, l string) {
 		checkNeeds(t, l)
 	})
+}
+
+// BenchmarkSniff: content detection of a 200-line file read without a path (the cache is
+// bypassed: sniff is what a never-seen text costs). handlers is the load generator's text
+// (server/loadtest): short Go functions, where no language leads clearly for longer.
+func BenchmarkSniff(b *testing.B) {
+	for _, lang := range []string{"go", "python", "handlers"} {
+		lines := synthFile(lang, 200)
+		want := lang
+		if lang == "handlers" {
+			lines, want = handlerLines(200), "go"
+		}
+		b.Run("text="+lang, func(b *testing.B) {
+			for b.Loop() {
+				if got := sniff(lines); got != want {
+					b.Fatalf("sniffed %q", got)
+				}
+			}
+		})
+	}
+}
+
+// handlerLines is n lines of server/loadtest's request text.
+func handlerLines(n int) []string {
+	out := []string{"// request 000000000001", "package server", "", "import (", "\t\"context\"", "\t\"net/http\"", ")", ""}
+	for i := 0; len(out) < n; i++ {
+		switch i % 6 {
+		case 0:
+			out = append(out, fmt.Sprintf("// handler%d serves one route and logs its latency.", i))
+		case 1:
+			out = append(out, fmt.Sprintf("func handler%d(ctx context.Context, w http.ResponseWriter, r *http.Request) error {", i))
+		case 2:
+			out = append(out, fmt.Sprintf("\tv%d, err := parseHeader(r.Header.Get(\"X-Trace-%d\"))", i, i))
+		case 3:
+			out = append(out, "\tif err != nil {", fmt.Sprintf("\t\treturn fmt.Errorf(\"route %d: %%w\", err)", i), "\t}")
+		case 4:
+			out = append(out, fmt.Sprintf("\tw.Write([]byte(strconv.Itoa(v%d)))", i-2))
+		case 5:
+			out = append(out, "\treturn nil", "}", "")
+		}
+	}
+	return out[:n]
 }
