@@ -44,6 +44,7 @@ func main() {
 		warmup      = flag.Int("warmup", 20, "unmeasured requests before each cell")
 		cpuProfile  = flag.String("cpuprofile", "", "write a CPU profile of the whole run (client and in-process server) to this file")
 		latFile     = flag.String("latencies", "", "append every measured request to this CSV file: lines,clients,start_ms,latency_ms (start relative to the cell's start), to see whether slow requests cluster in time")
+		distinct    = flag.Bool("distinct", false, "make every request's text unique (a request number in its first line), so neither the recovery store nor the scorers' caches see a text twice; by default every request sends the same text, as an agent re-reading one file does")
 	)
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -95,7 +96,7 @@ func main() {
 			for range *warmup {
 				oneRequest(client, target, body, &buf)
 			}
-			r := runCell(client, target, body, c, *duration, *maxRequests)
+			r := runCell(client, target, body, *distinct, c, *duration, *maxRequests)
 			fmt.Printf("| %d | %d | %d | %.0f | %.2f | %.2f | %.2f | %d |\n", n, c, r.count, r.rps, ms(r.p50), ms(r.p99), ms(r.max), r.errors)
 			if latOut != nil {
 				writeSamples(latOut, n, c, r.samples)
@@ -131,7 +132,9 @@ func writeSamples(w io.Writer, lines, clients int, samples []sample) {
 	w.Write(b.Bytes())
 }
 
-func runCell(client *http.Client, url string, body []byte, clients int, budget time.Duration, maxReq int) cellResult {
+// runCell sends body from clients concurrent clients until the budget or maxReq runs out.
+// With distinct, each request writes its number into body's requestSlot first.
+func runCell(client *http.Client, url string, body []byte, distinct bool, clients int, budget time.Duration, maxReq int) cellResult {
 	var (
 		issued   atomic.Int64
 		mu       sync.Mutex
@@ -149,9 +152,21 @@ func runCell(client *http.Client, url string, body []byte, clients int, budget t
 			local := make([]sample, 0, 1024)
 			localErrs, localFirst := 0, ""
 			var buf bytes.Buffer
-			for time.Now().Before(deadline) && issued.Add(1) <= int64(maxReq) {
+			own, slot := body, -1
+			if distinct {
+				own = slices.Clone(body)
+				slot = bytes.Index(own, []byte(requestSlot))
+			}
+			for time.Now().Before(deadline) {
+				k := issued.Add(1)
+				if k > int64(maxReq) {
+					break
+				}
+				if slot >= 0 {
+					copy(own[slot:], fmt.Sprintf("%0*d", len(requestSlot), k))
+				}
 				t0 := time.Now()
-				err := oneRequest(client, url, body, &buf)
+				err := oneRequest(client, url, own, &buf)
 				local = append(local, sample{start: t0.Sub(start), latency: time.Since(t0)})
 				if err != nil {
 					localErrs++
@@ -215,11 +230,15 @@ func oneRequest(client *http.Client, url string, body []byte, buf *bytes.Buffer)
 	return nil
 }
 
+// requestSlot is where a -distinct request writes its number: the digits of the text's first
+// line, a comment.
+const requestSlot = "000000000000"
+
 // requestBody is a prune_text call on n lines of Go-like code with the seed's example
 // options (annotated, with markers).
 func requestBody(n int) []byte {
 	var b strings.Builder
-	b.WriteString("package server\n\nimport (\n\t\"context\"\n\t\"net/http\"\n)\n\n")
+	b.WriteString("// request " + requestSlot + "\npackage server\n\nimport (\n\t\"context\"\n\t\"net/http\"\n)\n\n")
 	for i := 0; strings.Count(b.String(), "\n") < n; i++ {
 		switch i % 6 {
 		case 0:
