@@ -119,10 +119,21 @@ func (s *MemoryStore) Put(_ context.Context, id, text string) error {
 		return nil
 	}
 	s.expireLocked()
-	for s.bytes+s.costLocked(id, text) > s.maxBytes && s.lru.Len() > 0 {
-		s.remove(s.lru.Back())
-	}
+	// The text is looked up once (hashing it costs its length): an eviction changes what
+	// storing it adds only when it lets go of the text's last holder.
 	t := s.texts[text]
+	cost := func() int64 {
+		if t == nil {
+			return entryCost(id) + int64(len(text))
+		}
+		return entryCost(id)
+	}
+	for s.bytes+cost() > s.maxBytes && s.lru.Len() > 0 {
+		s.remove(s.lru.Back())
+		if t != nil && t.refs == 0 {
+			t = nil
+		}
+	}
 	if t == nil {
 		t = &storeText{text: text}
 		s.texts[text] = t
@@ -132,16 +143,6 @@ func (s *MemoryStore) Put(_ context.Context, id, text string) error {
 	s.bytes += entryCost(id)
 	s.byID[id] = s.lru.PushFront(&storeEntry{id: id, text: t, expires: s.now().Add(s.ttl)})
 	return nil
-}
-
-// costLocked is what storing text under id would add: the entry, and the text unless the
-// store holds it already.
-func (s *MemoryStore) costLocked(id, text string) int64 {
-	c := entryCost(id)
-	if s.texts[text] == nil {
-		c += int64(len(text))
-	}
-	return c
 }
 
 // Get returns the text stored under id and marks it recently used.
