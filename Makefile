@@ -74,9 +74,11 @@ interop:
 	cd interop && npm ci --no-audit --no-fund
 	go test ./server -run TestInteropTypeScriptSDK -count=1 -v
 
-## loadtest: requests/s and p50/p99 of /rpc prunes (200 and 5,000 lines at 1, 8, 32 clients)
-## against an in-process server on 127.0.0.1:0; LOADTEST_FLAGS="-url http://127.0.0.1:8006/rpc"
-## measures a running pruner serve instead.
+## loadtest: requests/s and p50/p99 of /rpc prunes (200 and 5,000 lines of Go at 1, 8, 32 clients)
+## against an in-process server on 127.0.0.1:0 with pruner serve's default scorers;
+## LOADTEST_FLAGS="-url http://127.0.0.1:8006/rpc" measures a running pruner serve instead, and
+## LOADTEST_FLAGS=-distinct sends a text never seen before with every request (by default
+## every request repeats one text, and the scorers' caches answer).
 loadtest:
 	go run ./server/loadtest $(LOADTEST_FLAGS)
 

@@ -2,7 +2,7 @@
 // POST /rpc tools/call prune_text with texts of 200 and 5,000 lines at 1, 8 and 32 concurrent
 // clients, each cell bounded in time and in request count, and prints a Markdown table.
 //
-//	go run ./server/loadtest                          # in-process server, heuristic scorer
+//	go run ./server/loadtest                          # in-process server, pruner serve's default scorers
 //	go run ./server/loadtest -url http://127.0.0.1:8006/rpc   # an already running pruner serve
 //
 // Every non-200 answer, JSON-RPC error or fail-open result (used_fallback) counts as an error.
@@ -30,6 +30,7 @@ import (
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+	"github.com/mcp-pruner/mcp-pruner/scorers/structural"
 	"github.com/mcp-pruner/mcp-pruner/server"
 	"github.com/mcp-pruner/mcp-pruner/tokenizer"
 )
@@ -267,8 +268,11 @@ func requestBody(n int) []byte {
 }
 
 func startInProcess() (stop func(), addr string, err error) {
+	// pruner serve's defaults: the heuristic, and structural for code (the requests' type).
 	reg := engine.NewRegistry()
 	reg.Register("heuristic", heuristic.New())
+	reg.Register("structural", structural.New())
+	reg.SetDefault("structural", engine.SourceCode)
 	tok, err := tokenizer.Load(tokenizer.CL100K)
 	if err != nil {
 		return nil, "", err
