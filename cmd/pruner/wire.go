@@ -53,7 +53,7 @@ func (c *engineConfig) register(fs *flag.FlagSet, set engineFlags) {
 	}
 	if set >= serverFlags {
 		fs.DurationVar(&c.ttl, "ttl", c.ttl, "how long a prune_id can be recovered (env MCP_PRUNER_PRUNE_ID_TTL_S, in seconds)")
-		fs.Int64Var(&c.storeBytes, "store-bytes", c.storeBytes, "recovery store cap in bytes; least recently used texts are evicted beyond it (env MCP_PRUNER_STORE_BYTES)")
+		fs.Int64Var(&c.storeBytes, "store-bytes", c.storeBytes, "recovery store cap in bytes: each distinct text counts once, each prune its id and ~160 bytes more; least recently used prunes are evicted beyond it (env MCP_PRUNER_STORE_BYTES)")
 	}
 	fs.StringVar(&c.scorer, "scorer", "", "default scorer for requests that name none (default: structural for code, heuristic otherwise; see 'pruner scorers') (env MCP_PRUNER_SCORER)")
 	fs.StringVar(&c.pluginsFile, "plugins", "", "JSON file describing out-of-process scorer plugins (env MCP_PRUNER_PLUGINS)")
