@@ -20,6 +20,7 @@ type sniffRule struct {
 	weight int
 }
 
+// rule is a sniffRule: weight for lang on a line that re matches and that holds one of need.
 func rule(lang string, weight int, re string, need ...string) sniffRule {
 	return sniffRule{lang: lang, need: need, re: regexp.MustCompile(re), weight: weight}
 }

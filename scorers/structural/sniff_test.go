@@ -88,6 +88,8 @@ func BenchmarkSniff(b *testing.B) {
 			lines, want = handlerLines(200), "go"
 		}
 		b.Run("text="+lang, func(b *testing.B) {
+			b.SetBytes(int64(len(strings.Join(lines, "\n"))))
+			b.ReportAllocs()
 			for b.Loop() {
 				if got := sniff(lines); got != want {
 					b.Fatalf("sniffed %q", got)
