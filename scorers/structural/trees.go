@@ -71,12 +71,12 @@ func (c *treeCache) take(k treeKey) (*sitter.Tree, []byte, bool) {
 }
 
 // put stores tree (parsed from src) for key, taking ownership of it: a tree it does not keep
-// (too large, cache closed, or evicted) is closed.
+// (too large, cache closed, or evicted) is freed.
 func (c *treeCache) put(k treeKey, src []byte, tree *sitter.Tree) {
 	c.mu.Lock()
 	if c.closed || len(src) > treeCacheBytes/4 {
 		c.mu.Unlock()
-		tree.Close()
+		c.free(tree)
 		return
 	}
 	var evicted []*sitter.Tree
