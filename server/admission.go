@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
@@ -11,11 +13,48 @@ import (
 // more concurrency only makes every request slow, and under overload all of them would miss
 // their deadline together and fail open. With a bound, requests queue and finish in order;
 // the time spent queueing counts against the request's timeout_ms.
+//
+// The bound is fixed, or it adapts between two values (see DefaultPruneSlots). The narrow
+// bound leaves a P free to read requests and write answers as they come, which keeps the
+// tail short when prunes are cheap. When prunes are heavy (a syntax tree parsed for a file
+// never seen before takes a millisecond of CPU, against a tenth of that for the request's
+// I/O), that P mostly idles while the queue waits, so the bound widens while the recent
+// prunes' mean wall time is at least heavyPrune, and narrows again once it falls below
+// lightPrune.
 type admission struct {
-	slots chan struct{}
+	narrow, wide int
+
+	mu      sync.Mutex
+	running int
+	widened bool
+	mean    time.Duration   // moving mean of recent prunes' wall time
+	queue   []chan struct{} // waiters in arrival order; a grant sends on the channel
 }
 
-func newAdmission(n int) *admission { return &admission{slots: make(chan struct{}, n)} }
+const (
+	// heavyPrune and lightPrune are the mean prune times at which an adaptive bound widens
+	// and narrows. Between them it keeps its state, so it does not flap on a mean that
+	// hovers. On 2 cores, a 200-line prune answered from the structural scorer's caches
+	// takes ~0.2 ms and a never-seen one ~1.5 ms (benchmarks/RESULTS.md, twenty-second round).
+	heavyPrune = time.Millisecond
+	lightPrune = 500 * time.Microsecond
+	// meanWeight: each prune moves the mean by 1/meanWeight of its distance from it.
+	meanWeight = 8
+)
+
+// newAdmission returns a bound of narrow prunes at once that widens to wide while prunes
+// are heavy; narrow == wide is a fixed bound.
+func newAdmission(narrow, wide int) *admission {
+	return &admission{narrow: narrow, wide: max(narrow, wide)}
+}
+
+// limit is the bound now. The caller holds a.mu.
+func (a *admission) limit() int {
+	if a.widened {
+		return a.wide
+	}
+	return a.narrow
+}
 
 // prune runs eng.Prune once a slot is free. If no slot frees up within the request's
 // timeout, the engine is still called, with a 1 ms budget, so the answer is its honest
@@ -28,20 +67,89 @@ func (a *admission) prune(ctx context.Context, eng *engine.Engine, req *engine.R
 		return eng.Prune(ctx, req)
 	}
 	start := time.Now()
-	timer := time.NewTimer(budget)
-	defer timer.Stop()
-	select {
-	case a.slots <- struct{}{}:
-		defer func() { <-a.slots }()
-		left := budget - time.Since(start)
-		r := *req
-		r.Options.TimeoutMS = max(1, int(left/time.Millisecond))
-		return eng.Prune(ctx, &r)
-	case <-timer.C:
-		r := *req
+	got, err := a.acquire(ctx, budget)
+	if err != nil {
+		return nil, err
+	}
+	r := *req
+	if !got {
 		r.Options.TimeoutMS = 1
 		return eng.Prune(ctx, &r)
+	}
+	began := time.Now()
+	r.Options.TimeoutMS = max(1, int((budget-began.Sub(start))/time.Millisecond))
+	res, err := eng.Prune(ctx, &r)
+	a.release(time.Since(began), true)
+	return res, err
+}
+
+// acquire takes a slot, waiting in arrival order for at most wait. It reports false when
+// the wait ran out first, and ctx's error when ctx ended first; in both cases it holds no slot.
+func (a *admission) acquire(ctx context.Context, wait time.Duration) (bool, error) {
+	a.mu.Lock()
+	if len(a.queue) == 0 && a.running < a.limit() {
+		a.running++
+		a.mu.Unlock()
+		return true, nil
+	}
+	ready := make(chan struct{}, 1)
+	a.queue = append(a.queue, ready)
+	a.mu.Unlock()
+
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ready:
+		return true, nil
+	case <-timer.C:
+		if a.leave(ready) {
+			return false, nil
+		}
+		// Granted as the wait ran out: the slot goes to the next in line.
+		a.release(0, false)
+		return false, nil
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		if !a.leave(ready) {
+			a.release(0, false)
+		}
+		return false, ctx.Err()
+	}
+}
+
+// leave takes a waiter out of the queue. It reports false when the waiter is no longer
+// there because it was granted a slot, which the caller now holds.
+func (a *admission) leave(ready chan struct{}) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	i := slices.Index(a.queue, ready)
+	if i < 0 {
+		return false
+	}
+	a.queue = slices.Delete(a.queue, i, i+1)
+	return true
+}
+
+// release gives a slot back. When ran is true, took is the prune's wall time and moves the
+// mean that decides an adaptive bound. Waiters are then granted slots, first come first,
+// up to the bound.
+func (a *admission) release(took time.Duration, ran bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.running--
+	if ran && a.wide > a.narrow {
+		a.mean += (took - a.mean) / meanWeight
+		switch {
+		case a.mean >= heavyPrune:
+			a.widened = true
+		case a.mean < lightPrune:
+			a.widened = false
+		}
+	}
+	for len(a.queue) > 0 && a.running < a.limit() {
+		ready := a.queue[0]
+		a.queue[0] = nil
+		a.queue = a.queue[1:]
+		a.running++
+		ready <- struct{}{}
 	}
 }

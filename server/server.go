@@ -38,7 +38,8 @@ type Config struct {
 	// Now is the clock for health timestamps; nil means time.Now.
 	Now func() time.Time
 	// MaxConcurrentPrunes bounds the prunes running at once (others queue, the wait counting
-	// against their timeout_ms); 0 means DefaultMaxConcurrentPrunes(GOMAXPROCS).
+	// against their timeout_ms); 0 means a bound that adapts between the two values of
+	// DefaultPruneSlots(GOMAXPROCS).
 	MaxConcurrentPrunes int
 }
 
@@ -48,15 +49,18 @@ func DefaultMaxBodyBytes(maxInputChars int) int64 {
 	return int64(maxInputChars)*5 + 1<<20
 }
 
-// DefaultMaxConcurrentPrunes is the default bound on prunes running at once with procs
-// GOMAXPROCS: one fewer than procs, at least 1. Go's scheduler looks for network events
-// only when a run queue is empty (or every 10 ms from its monitor); with a runnable prune
-// on every P, requests sat unread in their sockets and reached the FIFO queue in bursts,
-// which spread latencies (p99 about 3.3 x p50 at 32 clients on 2 cores, against 2.45 x with
-// one slot; see benchmarks/RESULTS.md). A spare P reads requests and writes answers as
-// they come.
-func DefaultMaxConcurrentPrunes(procs int) int {
-	return max(1, procs-1)
+// DefaultPruneSlots is the default bound on prunes running at once with procs GOMAXPROCS:
+// narrow while prunes are cheap, wide while they are heavy (see admission).
+//
+// Narrow is one fewer than procs, at least 1. Go's scheduler looks for network events only
+// when a run queue is empty (or every 10 ms from its monitor); with a runnable prune on
+// every P, requests sat unread in their sockets and reached the FIFO queue in bursts, which
+// spread latencies (p99 about 3.3 x p50 at 32 clients on 2 cores, against 2.45 x with one
+// slot; see benchmarks/RESULTS.md). A spare P reads requests and writes answers as they
+// come. Wide is procs: when each prune costs ten times a request's I/O, the spare P is
+// better spent pruning (never-seen code on 2 cores: ~1,000 prunes/s against ~600).
+func DefaultPruneSlots(procs int) (narrow, wide int) {
+	return max(1, procs-1), max(1, procs)
 }
 
 // Server serves the tools over every transport.
@@ -105,11 +109,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = 10 * time.Second
 	}
-	if cfg.MaxConcurrentPrunes == 0 {
-		cfg.MaxConcurrentPrunes = DefaultMaxConcurrentPrunes(runtime.GOMAXPROCS(0))
-	}
 	if cfg.MaxConcurrentPrunes < 0 {
 		return nil, fmt.Errorf("server: MaxConcurrentPrunes must be positive, got %d", cfg.MaxConcurrentPrunes)
+	}
+	narrow, wide := cfg.MaxConcurrentPrunes, cfg.MaxConcurrentPrunes
+	if narrow == 0 {
+		narrow, wide = DefaultPruneSlots(runtime.GOMAXPROCS(0))
 	}
 	if cfg.AllowedHosts == nil {
 		cfg.AllowedHosts = LoopbackHosts
@@ -132,7 +137,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.origins[normOrigin(o)] = true
 	}
-	s.tools = newToolset(cfg.Engine, cfg.Version, cfg.Now, cfg.Logger, cfg.MaxConcurrentPrunes)
+	s.tools = newToolset(cfg.Engine, cfg.Version, cfg.Now, cfg.Logger, newAdmission(narrow, wide))
 	s.mcpHTTP = s.newMCPServer("mcp")
 	return s, nil
 }

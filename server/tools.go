@@ -87,8 +87,8 @@ type toolset struct {
 	admit                     *admission
 }
 
-func newToolset(eng *engine.Engine, version string, now func() time.Time, log *slog.Logger, maxConcurrent int) *toolset {
-	t := &toolset{eng: eng, version: version, now: now, log: log, byName: map[string]*tool{}, admit: newAdmission(maxConcurrent),
+func newToolset(eng *engine.Engine, version string, now func() time.Time, log *slog.Logger, admit *admission) *toolset {
+	t := &toolset{eng: eng, version: version, now: now, log: log, byName: map[string]*tool{}, admit: admit,
 		pruneS: pruneSchema(), recoverS: recoverSchema(), healthS: healthSchema()}
 	prune := &tool{Name: ToolPrune, Description: pruneDescription, Schema: t.pruneS, listed: true, call: t.prune}
 	recov := &tool{Name: ToolRecover, Description: recoverDescription, Schema: t.recoverS, listed: true, call: t.recover}

@@ -41,7 +41,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.allowedOrigins, "allowed-origins", "", "extra browser Origins accepted (scheme://host[:port]), comma-separated, '*' for any (env MCP_PRUNER_ALLOWED_ORIGINS)")
 	fs.Int64Var(&c.maxBodyBytes, "max-body-bytes", 0, "largest HTTP request body; larger ones get input_too_large (default 5 x max-input-chars + 1 MiB) (env MCP_PRUNER_MAX_BODY_BYTES)")
 	fs.BoolVar(&c.allowRemoteNoTok, "allow-remote-without-token", false, "allow a non-loopback --host without --auth-token (anyone who can reach the port can use the server)")
-	fs.IntVar(&c.maxConcurrent, "max-concurrent-prunes", 0, "prunes run at once; others queue, the wait counting against their timeout_ms (default CPUs - 1, at least 1: a spare CPU keeps reading requests while prunes run) (env MCP_PRUNER_MAX_CONCURRENT_PRUNES)")
+	fs.IntVar(&c.maxConcurrent, "max-concurrent-prunes", 0, "prunes run at once; others queue, the wait counting against their timeout_ms. A value fixes the bound; by default it adapts: CPUs - 1 (at least 1) while prunes are cheap, so a spare CPU keeps reading requests, and all CPUs while recent prunes take a millisecond or more each (code never seen before, large texts) (env MCP_PRUNER_MAX_CONCURRENT_PRUNES)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long in-flight requests may take to finish")
 	c.logging.register(fs)
 }
