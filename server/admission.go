@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -23,6 +24,7 @@ import (
 // lightPrune.
 type admission struct {
 	narrow, wide int
+	log          *slog.Logger // nil: no log of the bound's changes
 
 	mu      sync.Mutex
 	running int
@@ -134,16 +136,18 @@ func (a *admission) leave(ready chan struct{}) bool {
 // up to the bound.
 func (a *admission) release(took time.Duration, ran bool) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	a.running--
+	changed := false
 	if ran && a.wide > a.narrow {
 		a.mean += (took - a.mean) / meanWeight
+		was := a.widened
 		switch {
 		case a.mean >= heavyPrune:
 			a.widened = true
 		case a.mean < lightPrune:
 			a.widened = false
 		}
+		changed = a.widened != was
 	}
 	for len(a.queue) > 0 && a.running < a.limit() {
 		ready := a.queue[0]
@@ -151,5 +155,11 @@ func (a *admission) release(took time.Duration, ran bool) {
 		a.queue = a.queue[1:]
 		a.running++
 		ready <- struct{}{}
+	}
+	slots, mean := a.limit(), a.mean
+	a.mu.Unlock()
+	if changed && a.log != nil {
+		a.log.Debug("prune slots changed", slog.Int("slots", slots),
+			slog.Float64("mean_prune_ms", float64(mean.Microseconds())/1000))
 	}
 }

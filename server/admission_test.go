@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,6 +83,8 @@ func feed(t *testing.T, a *admission, n int, took time.Duration) {
 
 func TestAdmissionAdaptsToPruneCost(t *testing.T) {
 	a := newAdmission(1, 2)
+	var logged bytes.Buffer
+	a.log = slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	assert.Equal(t, 1, held(t, a, true), "starts narrow")
 
 	feed(t, a, 40, 700*time.Microsecond)
@@ -93,6 +98,10 @@ func TestAdmissionAdaptsToPruneCost(t *testing.T) {
 
 	feed(t, a, 40, 100*time.Microsecond)
 	assert.Equal(t, 1, held(t, a, true), "cheap prunes narrow it again")
+	changes := strings.Split(strings.TrimSpace(logged.String()), "\n")
+	require.Len(t, changes, 2, "one log line per change of the bound")
+	assert.Contains(t, changes[0], "slots=2")
+	assert.Contains(t, changes[1], "slots=1")
 
 	fixed := newAdmission(1, 1)
 	feed(t, fixed, 40, 5*time.Millisecond)

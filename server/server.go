@@ -137,7 +137,9 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.origins[normOrigin(o)] = true
 	}
-	s.tools = newToolset(cfg.Engine, cfg.Version, cfg.Now, cfg.Logger, newAdmission(narrow, wide))
+	admit := newAdmission(narrow, wide)
+	admit.log = cfg.Logger
+	s.tools = newToolset(cfg.Engine, cfg.Version, cfg.Now, cfg.Logger, admit)
 	s.mcpHTTP = s.newMCPServer("mcp")
 	return s, nil
 }
