@@ -42,6 +42,9 @@ const (
 	lightPrune = 500 * time.Microsecond
 	// meanWeight: each prune moves the mean by 1/meanWeight of its distance from it.
 	meanWeight = 8
+	// maxSample caps what one prune adds to the mean, so a single large text among cheap
+	// ones does not widen the bound; two in a row do.
+	maxSample = 4 * heavyPrune
 )
 
 // newAdmission returns a bound of narrow prunes at once that widens to wide while prunes
@@ -139,7 +142,7 @@ func (a *admission) release(took time.Duration, ran bool) {
 	a.running--
 	changed := false
 	if ran && a.wide > a.narrow {
-		a.mean += (took - a.mean) / meanWeight
+		a.mean += (min(took, maxSample) - a.mean) / meanWeight
 		was := a.widened
 		switch {
 		case a.mean >= heavyPrune:

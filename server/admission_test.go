@@ -108,11 +108,13 @@ func TestAdmissionAdaptsToPruneCost(t *testing.T) {
 	assert.Equal(t, 1, held(t, fixed, true), "a fixed bound stays put")
 }
 
-func TestAdmissionOneHeavyPruneDoesNotWiden(t *testing.T) {
+func TestAdmissionOneLargePruneDoesNotWiden(t *testing.T) {
 	a := newAdmission(1, 2)
 	feed(t, a, 40, 100*time.Microsecond)
-	feed(t, a, 1, 5*time.Millisecond)
-	assert.Equal(t, 1, held(t, a, true), "one 5 ms prune among cheap ones")
+	feed(t, a, 1, 50*time.Millisecond)
+	assert.Equal(t, 1, held(t, a, true), "one 50 ms prune among cheap ones")
+	feed(t, a, 1, 50*time.Millisecond)
+	assert.Equal(t, 2, held(t, a, true), "a second one in a row")
 }
 
 // queued waits until n requests wait for a slot.
