@@ -82,10 +82,10 @@ func (a *admission) prune(ctx context.Context, eng *engine.Engine, req *engine.R
 		return eng.Prune(ctx, &r)
 	}
 	began := time.Now()
+	// Deferred, so that a panic below cannot keep the slot for good.
+	defer func() { a.release(time.Since(began), true) }()
 	r.Options.TimeoutMS = max(1, int((budget-began.Sub(start))/time.Millisecond))
-	res, err := eng.Prune(ctx, &r)
-	a.release(time.Since(began), true)
-	return res, err
+	return eng.Prune(ctx, &r)
 }
 
 // acquire takes a slot, waiting in arrival order for at most wait. It reports false when
