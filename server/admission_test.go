@@ -249,3 +249,28 @@ func newTestEngine(t *testing.T) *engine.Engine {
 	require.NoError(t, err)
 	return eng
 }
+
+// BenchmarkAdmission measures taking and giving back a slot, uncontended and with every
+// goroutine of -cpu competing for one slot (the queue's path: a channel per waiter).
+func BenchmarkAdmission(b *testing.B) {
+	for _, tc := range []struct {
+		name         string
+		narrow, wide int
+	}{
+		{name: "free", narrow: 1 << 20, wide: 1 << 20},
+		{name: "contended", narrow: 1, wide: 1},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			a := newAdmission(tc.narrow, tc.wide)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if got, err := a.acquire(context.Background(), time.Minute); err != nil || !got {
+						b.Fatal("no slot")
+					}
+					a.release(time.Microsecond, true)
+				}
+			})
+		})
+	}
+}
