@@ -53,6 +53,12 @@ type Config struct {
 	// Progress, when set, is called after each case with the number done and the total. It
 	// is called from worker goroutines, one call at a time.
 	Progress func(done, total int)
+	// Scores, when set, receives every scorer's per-line scores on every case (`pruner bench
+	// --scores`). They come from one more call of each scorer after the case's prunes, so the
+	// measured figures are what they are without it. It is called from worker goroutines,
+	// one call at a time: a case's records one after another, in the order of Scorers, cases
+	// in no particular order (CaseScores.Index says which).
+	Scores func(CaseScores)
 }
 
 func (c *Config) normalize() error {
@@ -152,6 +158,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		firstErr error
 		done     atomic.Int64
 		progMu   sync.Mutex
+		scoresMu sync.Mutex
 	)
 	for w := 0; w < cfg.Parallel; w++ {
 		wg.Add(1)
@@ -164,6 +171,18 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 					continue
 				}
 				results[i] = out
+				if cfg.Scores != nil {
+					recs, err := caseScores(ctx, &cfg, scorers, i)
+					if err != nil {
+						errOnce.Do(func() { firstErr = err; cancel() })
+						continue
+					}
+					scoresMu.Lock()
+					for _, r := range recs {
+						cfg.Scores(r)
+					}
+					scoresMu.Unlock()
+				}
 				if cfg.Progress != nil {
 					progMu.Lock()
 					cfg.Progress(int(done.Add(1)), len(cfg.Cases))
@@ -231,6 +250,20 @@ func collect(cfg *Config, slots []slot, results [][]outcome) []Row {
 		out = append(out, *r)
 	}
 	return out
+}
+
+// caseScores prices case i's lines as the engine does and asks every scorer for its scores.
+func caseScores(ctx context.Context, cfg *Config, scorers []engine.Scorer, i int) ([]CaseScores, error) {
+	c := &cfg.Cases[i]
+	raw := engine.SplitLines(c.Text)
+	counter := newCaseCounter(cfg.Tokens, c.Text)
+	content := make([]string, len(raw))
+	prices := make([]int, len(raw))
+	for k, l := range raw {
+		content[k] = strings.TrimSuffix(l, "\r")
+		prices[k] = counter.CountLine(l)
+	}
+	return scoreCase(ctx, cfg, scorers, c, i, content, prices)
 }
 
 // runCase returns the case's outcomes, indexed scorer-major then slot.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -39,6 +40,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		accounting = fs.String("accounting", string(benchmarks.AccountingEngine), "engine (through the real engine: markers and protected lines count) or lines (the reference figures' accounting)")
 		jsonPath   = fs.String("json", "", "write the rows as JSON to this file")
 		casesPath  = fs.String("cases", "", "write every scorer's result on every case (recall, kept tokens, latency) as JSON Lines to this file")
+		scoresPath = fs.String("scores", "", "write every scorer's per-line scores on every case, with the gold lines, the lines' prices and the rank of the best gold line, as JSON Lines to this file (one more scorer call per case; figures unchanged)")
 		mdPath     = fs.String("markdown", "", "write a Markdown report to this file")
 		svgPath    = fs.String("svg", "", "write an SVG chart of recall against budget to this file")
 		results    = fs.String("results", "", "replace the harness's section (between <!-- bench:begin --> and <!-- bench:end -->) of this Markdown file, e.g. benchmarks/RESULTS.md")
@@ -171,10 +173,15 @@ Flags:
 	load := benchmarks.LoadAverage()
 	bar := newBenchProgress(stderr, *quiet)
 	start := time.Now()
+	var scoreRecs []benchmarks.CaseScores
+	var onScores func(benchmarks.CaseScores)
+	if *scoresPath != "" {
+		onScores = func(r benchmarks.CaseScores) { scoreRecs = append(scoreRecs, r) }
+	}
 	rows, err := benchmarks.Run(ctx, benchmarks.Config{
 		Cases: cases, Registry: reg, Tokens: tok, Scorers: names, Budgets: budgetList, Modes: modeList,
 		Accounting: benchmarks.Accounting(*accounting), Parallel: *parallel, Timeout: *timeout, Progress: bar.update,
-		MaxInputChars: cfg.maxInputChars,
+		MaxInputChars: cfg.maxInputChars, Scores: onScores,
 	})
 	bar.finish()
 	if err != nil {
@@ -210,6 +217,14 @@ Flags:
 	}
 	if *casesPath != "" {
 		if err := benchWriteFile(*casesPath, func(w io.Writer) error { return benchmarks.WriteResults(w, rows) }); err != nil {
+			return err
+		}
+	}
+	if *scoresPath != "" {
+		// Case order, whatever order the workers finished in; a case's records arrive together,
+		// in the order of --scorers.
+		slices.SortStableFunc(scoreRecs, func(a, b benchmarks.CaseScores) int { return cmp.Compare(a.Index, b.Index) })
+		if err := benchWriteFile(*scoresPath, func(w io.Writer) error { return benchmarks.WriteScores(w, scoreRecs) }); err != nil {
 			return err
 		}
 	}

@@ -80,6 +80,45 @@ func TestBenchCases(t *testing.T) {
 	assert.Error(t, err, "an unwritable --cases path fails")
 }
 
+// TestBenchScores: --scores writes each case's per-line scores once per scorer, in case order
+// then the order of --scores, with the rank of the best gold line.
+func TestBenchScores(t *testing.T) {
+	data := benchCases(t)
+	path := filepath.Join(t.TempDir(), "scores.jsonl")
+	var out, errOut bytes.Buffer
+	err := runBench(context.Background(), []string{"--data", data, "--scorers", "heuristic,head", "--modes", "budget", "--budgets", "0.2", "--quiet", "--parallel", "2", "--scores", path}, nil, &out, &errOut)
+	require.NoError(t, err, errOut.String())
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, lines, 2*6, "two scorers, six cases")
+	for i, l := range lines {
+		var r struct {
+			Case         string    `json:"case"`
+			Scorer       string    `json:"scorer"`
+			GoldLines    []int     `json:"gold_lines"`
+			BestGoldRank int       `json:"best_gold_rank"`
+			LineTokens   []int     `json:"line_tokens"`
+			Scores       []float64 `json:"scores"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &r), l)
+		assert.Equal(t, fmt.Sprintf("t/%d", i/2), r.Case, "case order")
+		assert.Equal(t, []string{"heuristic", "head"}[i%2], r.Scorer, "then the scorers' order")
+		assert.Len(t, r.Scores, 300, "one score per line")
+		assert.Len(t, r.LineTokens, 300)
+		assert.Len(t, r.GoldLines, 2)
+		if r.Scorer == "heuristic" {
+			assert.Equal(t, 1, r.BestGoldRank, "%s: the named handler's line ranks first", r.Case)
+		} else {
+			// head ranks line 1 first, so the first gold line's rank is its number.
+			assert.Equal(t, r.GoldLines[0], r.BestGoldRank, r.Case)
+		}
+	}
+
+	err = runBench(context.Background(), []string{"--data", data, "--scorers", "head", "--quiet", "--scores", filepath.Join(t.TempDir(), "missing", "dir", "x.jsonl")}, nil, &out, &errOut)
+	assert.Error(t, err, "an unwritable --scores path fails")
+}
+
 func TestBenchCompare(t *testing.T) {
 	data := benchCases(t)
 	var out, errOut bytes.Buffer
