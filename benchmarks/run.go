@@ -54,10 +54,10 @@ type Config struct {
 	// is called from worker goroutines, one call at a time.
 	Progress func(done, total int)
 	// Scores, when set, receives every scorer's per-line scores on every case (`pruner bench
-	// --scores`). They come from one more call of each scorer after the case's prunes, so the
-	// measured figures are what they are without it. It is called from worker goroutines,
-	// one call at a time: a case's records one after another, in the order of Scorers, cases
-	// in no particular order (CaseScores.Index says which).
+	// --scores`): those the engine received in the case's first prune that got any (under
+	// lines accounting, the scorer's answer), so nothing more is run. It is called from worker
+	// goroutines, one call at a time: a case's records one after another, in the order of
+	// Scorers, cases in no particular order (CaseScores.Index says which).
 	Scores func(CaseScores)
 }
 
@@ -165,18 +165,13 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				out, err := runCase(ctx, &cfg, scorers, slots, &cfg.Cases[i])
+				out, recs, err := runCase(ctx, &cfg, scorers, slots, i)
 				if err != nil {
 					errOnce.Do(func() { firstErr = err; cancel() })
 					continue
 				}
 				results[i] = out
 				if cfg.Scores != nil {
-					recs, err := caseScores(ctx, &cfg, scorers, i)
-					if err != nil {
-						errOnce.Do(func() { firstErr = err; cancel() })
-						continue
-					}
 					scoresMu.Lock()
 					for _, r := range recs {
 						cfg.Scores(r)
@@ -252,31 +247,23 @@ func collect(cfg *Config, slots []slot, results [][]outcome) []Row {
 	return out
 }
 
-// caseScores prices case i's lines as the engine does and asks every scorer for its scores.
-func caseScores(ctx context.Context, cfg *Config, scorers []engine.Scorer, i int) ([]CaseScores, error) {
-	c := &cfg.Cases[i]
-	raw := engine.SplitLines(c.Text)
-	counter := newCaseCounter(cfg.Tokens, c.Text)
-	content := make([]string, len(raw))
-	prices := make([]int, len(raw))
-	for k, l := range raw {
-		content[k] = strings.TrimSuffix(l, "\r")
-		prices[k] = counter.CountLine(l)
-	}
-	return scoreCase(ctx, cfg, scorers, c, i, content, prices)
-}
-
-// runCase returns the case's outcomes, indexed scorer-major then slot.
-func runCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots []slot, c *Case) ([]outcome, error) {
+// runCase returns the outcomes of case index, indexed scorer-major then slot, and, when
+// cfg.Scores is set, each scorer's scores on it.
+func runCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots []slot, index int) ([]outcome, []CaseScores, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	c := &cfg.Cases[index]
 	ctx = withGold(ctx, c.GoldLines)
 	lines := engine.SplitLines(c.Text)
 	counter := newCaseCounter(cfg.Tokens, c.Text)
 	whole, perLine := counter.warm(lines)
+	var prices []int
+	if cfg.Scores != nil {
+		prices = linePrices(counter, lines)
+	}
 	if cfg.Accounting == AccountingLines {
-		return linesCase(ctx, cfg, scorers, slots, c, lines, perLine)
+		return linesCase(ctx, cfg, scorers, slots, c, index, lines, perLine, prices)
 	}
 	if slices.ContainsFunc(slots, func(s slot) bool { return s.mode == ModeNatural }) && engine.DefaultOptions().AnnotateLines {
 		for i := range lines {
@@ -285,11 +272,14 @@ func runCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots []
 	}
 	eng, err := engine.New(engine.Config{Registry: cfg.Registry, Store: discardStore{}, Tokens: counter, MaxInputChars: cfg.MaxInputChars})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]outcome, 0, len(scorers)*len(slots))
+	var recs []CaseScores
 	zero := 0.0
 	for _, name := range cfg.Scorers {
+		var rec *CaseScores
+		var failed []string // the warnings of prunes that got no scores
 		for _, sl := range slots {
 			req := &engine.Request{
 				Text: c.Text, GoalHint: c.GoalHint, SourceType: c.SourceType, Path: c.Path, Scorer: name,
@@ -309,10 +299,18 @@ func runCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots []
 			res, err := eng.Prune(ctx, req)
 			elapsed := time.Since(start)
 			if err != nil {
-				return nil, fmt.Errorf("case %s, scorer %s: %w", c.ID, name, err)
+				return nil, nil, fmt.Errorf("case %s, scorer %s: %w", c.ID, name, err)
 			}
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return nil, nil, ctx.Err()
+			}
+			if cfg.Scores != nil && rec == nil {
+				if res.Scores != nil {
+					r := newCaseScores(c, index, name, prices, res.Scores, res.Warnings, "")
+					rec = &r
+				} else {
+					failed = append(failed, res.Warnings...)
+				}
 			}
 			o := newOutcome(c.GoldLines, res.Kept, res.Stats.TokensEstBefore, res.Stats.TokensEstAfter)
 			o.bytes = len(c.Text)
@@ -321,14 +319,21 @@ func runCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots []
 			o.overBudget = req.TokenBudget > 0 && res.Stats.TokensEstAfter > req.TokenBudget
 			out = append(out, o)
 		}
+		if cfg.Scores != nil {
+			if rec == nil {
+				r := newCaseScores(c, index, name, prices, nil, nil, "no scores: every prune failed open ("+strings.Join(slices.Compact(slices.Sorted(slices.Values(failed))), ", ")+")")
+				rec = &r
+			}
+			recs = append(recs, *rec)
+		}
 	}
-	return out, nil
+	return out, recs, nil
 }
 
 // linesCase is the reference accounting: scores straight from the scorer, lines ranked best
 // first (ties by position), kept while the kept lines' own tokens fit the budget, at least
 // minKeepLinesAccounting lines; natural mode keeps the lines at or above the threshold.
-func linesCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots []slot, c *Case, lines []string, perLine []int) ([]outcome, error) {
+func linesCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots []slot, c *Case, index int, lines []string, perLine, prices []int) ([]outcome, []CaseScores, error) {
 	content := make([]string, len(lines))
 	total := 0
 	for i, l := range lines {
@@ -336,7 +341,8 @@ func linesCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots 
 		total += perLine[i]
 	}
 	out := make([]outcome, 0, len(scorers)*len(slots))
-	for _, s := range scorers {
+	var recs []CaseScores
+	for si, s := range scorers {
 		sctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 		start := time.Now()
 		resp, err := s.Score(sctx, &engine.ScoreRequest{
@@ -345,12 +351,24 @@ func linesCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots 
 		elapsed := time.Since(start)
 		cancel()
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		fallback := err != nil || resp == nil || len(resp.Scores) != len(lines)
 		var scores []float64
 		if !fallback {
 			scores = resp.Scores
+		}
+		if cfg.Scores != nil {
+			failure, warnings := "", []string(nil)
+			switch {
+			case err != nil:
+				failure = err.Error()
+			case fallback:
+				failure = "the scorer returned no score for some lines"
+			default:
+				warnings = resp.Warnings
+			}
+			recs = append(recs, newCaseScores(c, index, cfg.Scorers[si], prices, scores, warnings, failure))
 		}
 		rank := rankLines(scores, len(lines))
 		for _, sl := range slots {
@@ -381,7 +399,7 @@ func linesCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots 
 			out = append(out, o)
 		}
 	}
-	return out, nil
+	return out, recs, nil
 }
 
 // rankLines orders line indexes best first, ties by position; nil scores keep text order.

@@ -1,17 +1,15 @@
 package benchmarks
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"slices"
-
-	"github.com/mcp-pruner/mcp-pruner/engine"
 )
 
-// CaseScores is one scorer's per-line scores on one case, with what is needed to study them
-// without rerunning anything: the gold lines, each line's price and the rank of the best gold
-// line. Its JSON form is the documented schema of `pruner bench --scores`.
+// CaseScores is one scorer's per-line scores on one case, as the engine received them in the
+// run, with what is needed to study them without rerunning anything: the gold lines, each
+// line's price and the rank of the best gold line. Its JSON form is the documented schema of
+// `pruner bench --scores`.
 type CaseScores struct {
 	// Index is the case's position in Config.Cases (not written: callers order by it).
 	Index      int    `json:"-"`
@@ -22,48 +20,48 @@ type CaseScores struct {
 	Path       string `json:"path,omitempty"`
 	GoldLines  []int  `json:"gold_lines"`
 	// BestGoldRank is where the best-scored gold line stands when the lines are ranked best
-	// first, ties by position (1 is first); 0 when the case has no gold line or the scorer
-	// failed. A miss with a small rank is one the engine's selection could still have kept; a
+	// first, ties by position (1 is first); 0 when the case has no gold line or there are no
+	// scores. A miss with a small rank is one the engine's selection could still have kept; a
 	// large rank is a miss of the scores.
 	BestGoldRank int `json:"best_gold_rank"`
 	// LineTokens is each line's exact price with its newline, as the engine prices it in
 	// budget mode (markers not included).
 	LineTokens []int     `json:"line_tokens"`
 	Scores     []float64 `json:"scores"`
-	Warnings   []string  `json:"warnings,omitempty"`
-	// Error is the scorer's failure (then Scores is empty): the engine fails open on it.
+	// Warnings are those of the prune the scores come from, the scorer's among them (under
+	// lines accounting, the scorer's).
+	Warnings []string `json:"warnings,omitempty"`
+	// Error says why there are no scores (then Scores is empty): every prune of the case
+	// failed open (the scorer's error or timeout, an input over the size limit), with their
+	// warnings; under lines accounting, the scorer's error.
 	Error string `json:"error,omitempty"`
 }
 
-// scoreCase asks each scorer for the case's scores, the way the engine asks (lines without a
-// trailing "\r", the case's goal, source type and path), each call bounded by cfg.Timeout.
-// lineTokens are the lines' prices.
-func scoreCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, c *Case, index int, content []string, lineTokens []int) ([]CaseScores, error) {
-	out := make([]CaseScores, 0, len(scorers))
-	for si, s := range scorers {
-		sctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-		resp, err := s.Score(sctx, &engine.ScoreRequest{Lines: content, Goal: c.GoalHint, SourceType: c.SourceType, Path: c.Path})
-		cancel()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		cs := CaseScores{
-			Index: index, Case: c.ID, Scorer: cfg.Scorers[si], SourceType: string(c.SourceType), Dataset: c.Dataset,
-			Path: c.Path, GoldLines: slices.Clone(c.GoldLines), LineTokens: lineTokens, Scores: []float64{},
-		}
-		switch {
-		case err != nil:
-			cs.Error = err.Error()
-		case resp == nil || len(resp.Scores) != len(content):
-			cs.Error = "scorer returned no score for some lines"
-		default:
-			cs.Scores = slices.Clone(resp.Scores)
-			cs.Warnings = slices.Clone(resp.Warnings)
-			cs.BestGoldRank = bestGoldRank(cs.Scores, c.GoldLines)
-		}
-		out = append(out, cs)
+// newCaseScores is the record of one scorer on case c (Config.Cases[index]): scores nil
+// means the scorer gave none, and failure says why.
+func newCaseScores(c *Case, index int, scorer string, lineTokens []int, scores []float64, warnings []string, failure string) CaseScores {
+	cs := CaseScores{
+		Index: index, Case: c.ID, Scorer: scorer, SourceType: string(c.SourceType), Dataset: c.Dataset,
+		Path: c.Path, GoldLines: slices.Clone(c.GoldLines), LineTokens: lineTokens, Scores: []float64{},
+		Warnings: slices.Clone(warnings),
 	}
-	return out, nil
+	if scores == nil {
+		cs.Error = failure
+		return cs
+	}
+	cs.Scores = slices.Clone(scores)
+	cs.BestGoldRank = bestGoldRank(cs.Scores, c.GoldLines)
+	return cs
+}
+
+// linePrices are the lines' prices as the engine has them in budget mode (each line with its
+// newline).
+func linePrices(counter *caseCounter, lines []string) []int {
+	out := make([]int, len(lines))
+	for i, l := range lines {
+		out[i] = counter.CountLine(l)
+	}
+	return out
 }
 
 // bestGoldRank is the 1-based rank of the best-ranked gold line (1-based line numbers in

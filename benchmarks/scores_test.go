@@ -89,8 +89,8 @@ func (failingScorer) Score(context.Context, *engine.ScoreRequest) (*engine.Score
 }
 
 // TestRunScores: with Config.Scores set, every scorer's scores on every case arrive once, as
-// the engine would ask for them and price the lines, and the figures are those of a run
-// without it.
+// the engine received them, with the lines priced as the engine prices them, and nothing more
+// is run: the same scorer calls, the same figures.
 func TestRunScores(t *testing.T) {
 	reg := engine.NewRegistry()
 	RegisterBaselines(reg)
@@ -112,7 +112,7 @@ func TestRunScores(t *testing.T) {
 	withScores, err := Run(context.Background(), cfg)
 	require.NoError(t, err)
 	assert.Equal(t, figures(plain), figures(withScores), "the figures do not change")
-	assert.Equal(t, 2*callsWithout+int64(len(cases)), lineNo.calls.Load(), "one more call per case")
+	assert.Equal(t, 2*callsWithout, lineNo.calls.Load(), "no scorer call more")
 
 	require.Len(t, got, len(cases)*2)
 	byKey := map[string]CaseScores{}
@@ -140,7 +140,7 @@ func TestRunScores(t *testing.T) {
 	assert.Empty(t, z.Error, "lines reach the scorer without their \\r")
 
 	f := byKey["x/failing"]
-	assert.Equal(t, "boom", f.Error)
+	assert.Equal(t, "no scores: every prune failed open (scorer_error)", f.Error)
 	assert.Empty(t, f.Scores)
 	assert.Zero(t, f.BestGoldRank)
 
@@ -157,7 +157,23 @@ func TestRunScores(t *testing.T) {
 		assert.NotContains(t, back, "Index")
 		assert.NotNil(t, back["scores"], "scores are a list, [] for a failed scorer, never null")
 		if i == 1 {
-			assert.Equal(t, "boom", back["error"])
+			assert.Equal(t, f.Error, back["error"])
 		}
+	}
+
+	// Under lines accounting the scorer's own answer is recorded, its error as it said it.
+	got = nil
+	cfg.Accounting = AccountingLines
+	_, err = Run(context.Background(), cfg)
+	require.NoError(t, err)
+	require.Len(t, got, len(cases)*2)
+	for _, r := range got {
+		if r.Scorer == "failing" {
+			assert.Equal(t, "boom", r.Error)
+			continue
+		}
+		assert.Empty(t, r.Error, r.Case)
+		assert.Len(t, r.Scores, 10)
+		assert.Equal(t, map[string]int{"x": 2, "y": 0, "z": 1}[r.Case], r.BestGoldRank, r.Case)
 	}
 }

@@ -40,7 +40,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		accounting = fs.String("accounting", string(benchmarks.AccountingEngine), "engine (through the real engine: markers and protected lines count) or lines (the reference figures' accounting)")
 		jsonPath   = fs.String("json", "", "write the rows as JSON to this file")
 		casesPath  = fs.String("cases", "", "write every scorer's result on every case (recall, kept tokens, latency) as JSON Lines to this file")
-		scoresPath = fs.String("scores", "", "write every scorer's per-line scores on every case, with the gold lines, the lines' prices and the rank of the best gold line, as JSON Lines to this file (one more scorer call per case; figures unchanged)")
+		scoresPath = fs.String("scores", "", "write every scorer's per-line scores on every case, with the gold lines, the lines' prices and the rank of the best gold line, as JSON Lines to this file (the scores the run's prunes got; figures unchanged)")
 		mdPath     = fs.String("markdown", "", "write a Markdown report to this file")
 		svgPath    = fs.String("svg", "", "write an SVG chart of recall against budget to this file")
 		results    = fs.String("results", "", "replace the harness's section (between <!-- bench:begin --> and <!-- bench:end -->) of this Markdown file, e.g. benchmarks/RESULTS.md")
