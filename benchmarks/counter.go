@@ -81,13 +81,16 @@ func (c *caseCounter) memo(m map[string]int, key string, count func() int) int {
 }
 
 // warm counts the input and each of its lines, so that the timed prunes that follow measure
-// scoring, selection, rendering and the count of the output, the same for every scorer.
-func (c *caseCounter) warm(lines []string) (whole int, perLine []int) {
+// scoring, selection, rendering and the count of the output, the same for every scorer. It
+// returns the input's count, each line's count alone (the lines accounting's prices) and
+// each line's price with its newline (the engine's).
+func (c *caseCounter) warm(lines []string) (whole int, perLine, prices []int) {
 	whole = c.Count(c.text)
 	perLine = make([]int, len(lines))
+	prices = make([]int, len(lines))
 	for i, l := range lines {
 		perLine[i] = c.Count(l)
-		c.CountLine(l)
+		prices[i] = c.CountLine(l)
 	}
-	return whole, perLine
+	return whole, perLine, prices
 }

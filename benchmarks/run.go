@@ -257,11 +257,7 @@ func runCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots []
 	ctx = withGold(ctx, c.GoldLines)
 	lines := engine.SplitLines(c.Text)
 	counter := newCaseCounter(cfg.Tokens, c.Text)
-	whole, perLine := counter.warm(lines)
-	var prices []int
-	if cfg.Scores != nil {
-		prices = linePrices(counter, lines)
-	}
+	whole, perLine, prices := counter.warm(lines)
 	if cfg.Accounting == AccountingLines {
 		return linesCase(ctx, cfg, scorers, slots, c, index, lines, perLine, prices)
 	}
@@ -278,8 +274,11 @@ func runCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots []
 	var recs []CaseScores
 	zero := 0.0
 	for _, name := range cfg.Scorers {
-		var rec *CaseScores
-		var failed []string // the warnings of prunes that got no scores
+		// The record comes from the first prune that got scores, copied at once (a scorer may
+		// reuse its buffers); failed gathers the warnings of the prunes before it.
+		var rec CaseScores
+		var scored bool
+		var failed []string
 		for _, sl := range slots {
 			req := &engine.Request{
 				Text: c.Text, GoalHint: c.GoalHint, SourceType: c.SourceType, Path: c.Path, Scorer: name,
@@ -304,13 +303,12 @@ func runCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots []
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()
 			}
-			if cfg.Scores != nil && rec == nil {
-				if res.Scores != nil {
-					r := newCaseScores(c, index, name, prices, res.Scores, res.Warnings, "")
-					rec = &r
-				} else {
-					failed = append(failed, res.Warnings...)
-				}
+			switch {
+			case cfg.Scores == nil || scored:
+			case res.Scores == nil:
+				failed = append(failed, res.Warnings...)
+			default:
+				rec, scored = newCaseScores(c, index, name, prices, res.Scores, res.Warnings, ""), true
 			}
 			o := newOutcome(c.GoldLines, res.Kept, res.Stats.TokensEstBefore, res.Stats.TokensEstAfter)
 			o.bytes = len(c.Text)
@@ -319,12 +317,13 @@ func runCase(ctx context.Context, cfg *Config, scorers []engine.Scorer, slots []
 			o.overBudget = req.TokenBudget > 0 && res.Stats.TokensEstAfter > req.TokenBudget
 			out = append(out, o)
 		}
-		if cfg.Scores != nil {
-			if rec == nil {
-				r := newCaseScores(c, index, name, prices, nil, nil, "no scores: every prune failed open ("+strings.Join(slices.Compact(slices.Sorted(slices.Values(failed))), ", ")+")")
-				rec = &r
-			}
-			recs = append(recs, *rec)
+		switch {
+		case cfg.Scores == nil:
+		case scored:
+			recs = append(recs, rec)
+		default:
+			why := slices.Compact(slices.Sorted(slices.Values(failed)))
+			recs = append(recs, newCaseScores(c, index, name, prices, nil, nil, "no scores: every prune failed open ("+strings.Join(why, ", ")+")"))
 		}
 	}
 	return out, recs, nil

@@ -54,16 +54,6 @@ func newCaseScores(c *Case, index int, scorer string, lineTokens []int, scores [
 	return cs
 }
 
-// linePrices are the lines' prices as the engine has them in budget mode (each line with its
-// newline).
-func linePrices(counter *caseCounter, lines []string) []int {
-	out := make([]int, len(lines))
-	for i, l := range lines {
-		out[i] = counter.CountLine(l)
-	}
-	return out
-}
-
 // bestGoldRank is the 1-based rank of the best-ranked gold line (1-based line numbers in
 // gold) when lines are ranked as rankLines ranks them (best first, ties by position); 0
 // without a gold line in range.
