@@ -35,18 +35,26 @@ bench:
 	./bin/pruner bench --scorers $(BENCH_SCORERS) --json benchmarks/results.json --svg benchmarks/recall.svg \
 		--results benchmarks/RESULTS.md $(BENCH_FLAGS)
 
-.PHONY: setup test fuzz serve
+.PHONY: setup test race fuzz serve
 ## setup: everything the tests need beyond Go modules: the onnxruntime library (from npm) and
 ## the TypeScript SDK used by the interoperability test (npm ci). Idempotent.
 setup:
 	scripts/install-onnxruntime.sh
 	cd interop && npm ci --no-audit --no-fund --loglevel=error
 
-## test: the README's test command and what CI runs: set-up, vet, then every test (the fuzz
-## tests run their seed corpus). Tests that need ../shared/bench skip without it.
+## test: the README's test command and what CI runs: set-up, vet, every test (the fuzz
+## tests run their seed corpus), then every test again under the race detector. The server
+## prunes concurrently through parser pools, shared onnxruntime sessions, plugin clients and
+## the recovery store, so a data race is a bug a plain run cannot see (the race pass takes
+## about 4 minutes on 2 cores). Tests that need ../shared/bench skip without it.
 test: setup
 	go vet ./...
 	go test -count=1 -timeout 40m ./...
+	$(MAKE) --no-print-directory race
+
+## race: every test under the race detector (needs cgo and a C compiler, as the build does).
+race:
+	go test -race -count=1 -timeout 40m ./...
 
 ## fuzz: run the engine's invariant fuzzer for FUZZTIME (default 5m), then the structural
 ## scorer's split-point fuzzer for SPLITFUZZTIME (default 1m), then the scorer contract's fuzz
