@@ -58,18 +58,23 @@ race:
 
 ## fuzz: run the engine's invariant fuzzer for FUZZTIME (default 5m), then the structural
 ## scorer's split-point fuzzer for SPLITFUZZTIME (default 1m), then the scorer contract's fuzz
-## property on the heuristic, structural and onnx scorers for SCOREFUZZTIME each (default 1m).
+## property on the heuristic, structural and onnx scorers for SCOREFUZZTIME each (default 1m),
+## then the /rpc handler's two fuzzers for WIREFUZZTIME each (default 1m): any body gets an
+## answer of the contract's shape, and a prune_text call loses nothing on the wire.
 ## Minimising each new coverage input is capped at 3s: the seeds are whole golden files, and
 ## the default 60s spent the run minimising instead of exploring.
 FUZZTIME ?= 5m
 SPLITFUZZTIME ?= 1m
 SCOREFUZZTIME ?= 1m
+WIREFUZZTIME ?= 1m
 fuzz:
 	go test ./engine -run '^$$' -fuzz FuzzPrune -fuzztime $(FUZZTIME) -fuzzminimizetime 3s
 	go test ./scorers/structural -run '^$$' -fuzz FuzzSplitPoint -fuzztime $(SPLITFUZZTIME) -fuzzminimizetime 3s
 	go test ./scorers/heuristic -run '^$$' -fuzz FuzzScore -fuzztime $(SCOREFUZZTIME) -fuzzminimizetime 3s
 	go test ./scorers/structural -run '^$$' -fuzz FuzzScore -fuzztime $(SCOREFUZZTIME) -fuzzminimizetime 3s
 	go test ./scorers/onnx -run '^$$' -fuzz FuzzScore -fuzztime $(SCOREFUZZTIME) -fuzzminimizetime 3s
+	go test ./server -run '^$$' -fuzz '^FuzzRPCBody$$' -fuzztime $(WIREFUZZTIME) -fuzzminimizetime 3s
+	go test ./server -run '^$$' -fuzz '^FuzzRPCPruneRoundTrip$$' -fuzztime $(WIREFUZZTIME) -fuzzminimizetime 3s
 
 ## serve: build and start the default server on 127.0.0.1:8006.
 serve:
