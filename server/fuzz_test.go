@@ -58,7 +58,7 @@ func FuzzRPCBody(f *testing.F) {
 		`{"jsonrpc":"2.0","id":6,"method":"prune_text","params":` + pruneArgs + `}`,
 		`{"jsonrpc":"2.0","id":8,"method":"health"}`,
 		`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","method":"x"},{"jsonrpc":"1.0","id":2}]`,
-		`{"jsonrpc":"1.0","id":"x","method":"health"}`, `{"id":-2,"method":"health"}`,
+		`{"jsonrpc":"1.0","id":"x","method":"health"}`, `{"id":-2,"method":"health"}`, `{"jsonrpc":"2.0","id":1e400,"method":"health"}`,
 		`[]`, `[1]`, `{}`, ``, `null`, `{"jsonrpc":"2.0","id":{},"method":"x"}`, `{"jsonrpc":"2.0","id":1.5e3,"method":"tools/call","params":[]}`,
 		`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"prune_text","arguments":{"text":5}}}`,
 		"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"x\"}",
@@ -109,13 +109,19 @@ func FuzzRPCBody(f *testing.F) {
 			var m map[string]json.RawMessage
 			require.NoError(t, json.Unmarshal(resps[0], &m))
 			if id := bytes.TrimSpace(req["id"]); len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) {
-				var want, got any
-				require.NoError(t, json.Unmarshal(id, &want))
-				require.NoError(t, json.Unmarshal(m["id"], &got))
-				require.Equal(t, want, got, "the id is echoed: %s", resps[0])
+				require.Equal(t, decodeNumber(t, id), decodeNumber(t, m["id"]), "the id is echoed: %s", resps[0])
 			}
 		}
 	})
+}
+
+// decodeNumber decodes a JSON value keeping numbers as written (1e400 is an id too).
+func decodeNumber(t *testing.T, raw []byte) any {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	require.NoError(t, d.Decode(&v))
+	return v
 }
 
 // FuzzRPCPruneRoundTrip sends prune_text calls with arbitrary text, goal and options over
