@@ -1,6 +1,9 @@
 package heuristic
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // pathShare scales the rarity (IDF) of a goal term that names the file itself: a word of its
 // path ("reverseproxy: fix health_port" on modules/caddyhttp/reverseproxy/healthchecks.go,
@@ -34,9 +37,9 @@ func pathWords(path string) map[string]bool {
 	return words
 }
 
-func isWordRune(r rune) bool {
-	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_'
-}
+// isWordRune reports whether r is an ASCII byte identifiers are made of (isWordByte); a
+// path's other characters, non-ASCII ones included, separate its words.
+func isWordRune(r rune) bool { return r < utf8.RuneSelf && isWordByte(byte(r)) }
 
 // discountPathTerms scales the IDF of every goal term that is a word of path by pathShare.
 func (a *Analysis) discountPathTerms(path string) {
