@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""build-debian-fixes.py: an out-of-sample code set from Debian's backported fix patches.
+
+The dev sets (../shared/bench) draw on ten repositories, and their held-out split on the same
+ones. This builds a third set from projects none of them covers: the patches Debian applies to
+its Python, Go and JavaScript source packages. A DEP-3 patch has a description ("Fix nil
+pointer dereference in …", "CVE-2024-36039: forbid dict parameter") and a diff, which is what a
+fix commit has, so each patch is replayed as a git commit over the upstream tarball and mined
+by `pruner bench build-commits`: goal = the patch description, text = the file before the
+patch, gold = the lines it removed or modified (the rule of ../shared/bench/README.md).
+
+Steps (everything under --work; nothing is written into the repository):
+  1. dists/<suite>/main/source/Sources.xz: source packages in 3.0 (quilt) format whose
+     Build-Depends name dh-python/python3-all, golang-go/dh-golang, or pkg-js-tools/nodejs.
+  2. Their debian.tar.xz: patches in series order. A patch is a case source when its
+     description looks like a fix (fix, bug, crash, CVE-…, error, fail, leak, overflow, …;
+     not packaging: "debian", "lintian", "disable test"…) and it changes a .py/.go/.js/.ts
+     file outside tests, docs, examples, setup.py and conf.py.
+  3. The upstream .orig tarball (at most --max-orig-mb), unpacked into a git repository; every
+     patch of the series applied in order (`patch -p1`), one commit each, with the description
+     as the message for case sources and "." for the rest.
+  4. `pruner bench build-commits --grep '\\w{3}'` on that repository; cases kept when the file
+     is code outside tests (as above), has 30+ lines and gold; DEP-3 fields (Forwarded:,
+     Bug:, Origin:…) and diffstat lines removed from the goal, which would otherwise name the
+     file; at most --per-package cases per package, so one package cannot dominate.
+
+Needs network (the Debian mirror) through Python's urllib, plus tar, xz, patch and git.
+This is a development tool, like scripts/install-onnxruntime.sh; pruner itself never touches
+the network. What a mirror serves varies: on the project's build machine the mirror answered
+for 1,059 of 8,466 packages' debian tarballs (404 for the rest) and 81 upstream tarballs of
+at most 60 MB, which gave 194 cases from 77 packages (about 12 minutes, most of it the 404s).
+
+Usage:
+  go build -o /tmp/pruner ./cmd/pruner
+  scripts/build-debian-fixes.py --pruner /tmp/pruner --out /tmp/debian-fixes.jsonl.gz
+  /tmp/pruner bench --data /tmp/debian-fixes.jsonl.gz --scorers heuristic,structural,bm25,oracle \
+      --modes budget --budgets 0.1,0.2,0.3
+"""
+import argparse
+import concurrent.futures
+import gzip
+import json
+import lzma
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import urllib.error
+import urllib.request
+
+CODE_EXT = (".py", ".go", ".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx")
+NOT_CODE = re.compile(
+    r"(^|/)(tests?|testing|testdata|docs?|examples?)/|_test\.(go|py)$|(^|/)test_[^/]*\.py$"
+    r"|\.test\.[jt]s$|(^|/)setup\.py$|(^|/)conf\.py$", re.I)
+FIX = re.compile(
+    r"\b(fix(es|ed)?|bug|crash|CVE-\d+|error|fail(s|ed|ure)?|incorrect|wrong|broken|regression"
+    r"|segfault|exception|leak|overflow|avoid|handle|prevent)\b", re.I)
+PACKAGING = re.compile(r"\b(debian|packag|lintian|sphinx|intersphinx|privacy|disable (the )?test|skip)\w*", re.I)
+DEP3_FIELD = re.compile(
+    r"^\s*(Forwarded|Bug(-[A-Za-z]+)?|Origin|Last-Update|Author|From|Applied-Upstream|Reviewed-by"
+    r"|Signed-off-by|Acked-by|Date|Index|Backport|Cherry-picked|Change-Id|Co-authored-by|Closes"
+    r"|Upstream-Status|Debian-Bug|Reported-by|Tested-by)\s*:.*$", re.I)
+DIFFSTAT = re.compile(r"^\s*\S+\s+\|\s+\d+\s*[+-]*\s*$|^\s*\d+ files? changed")
+GIT_ENV = dict(os.environ, GIT_AUTHOR_DATE="2020-01-01T00:00:00Z", GIT_COMMITTER_DATE="2020-01-01T00:00:00Z",
+               GIT_AUTHOR_NAME="debian-fixes", GIT_AUTHOR_EMAIL="debian-fixes@localhost",
+               GIT_COMMITTER_NAME="debian-fixes", GIT_COMMITTER_EMAIL="debian-fixes@localhost")
+
+
+def log(*a):
+    print("build-debian-fixes:", *a, file=sys.stderr, flush=True)
+
+
+def fetch(url, dest):
+    """Download url to dest unless it is there; False on 404 and other HTTP errors. A refusal
+    is remembered in dest.failed, so a re-run skips it; delete those files to ask again."""
+    if os.path.exists(dest):
+        return True
+    if os.path.exists(dest + ".failed"):
+        return False
+    try:
+        with urllib.request.urlopen(url, timeout=120) as r, open(dest + ".part", "wb") as f:
+            shutil.copyfileobj(r, f)
+    except (urllib.error.URLError, OSError) as e:
+        with open(dest + ".failed", "w") as f:
+            f.write(f"{url}: {e}\n")
+        return False
+    os.replace(dest + ".part", dest)
+    return True
+
+
+def stanzas(text):
+    for block in text.split("\n\n"):
+        d, key = {}, None
+        for line in block.split("\n"):
+            if line.startswith(" ") and key:
+                d[key] += "\n" + line
+            elif ":" in line:
+                key, v = line.split(":", 1)
+                d[key] = v.strip()
+        if "Package" in d:
+            yield d
+
+
+def language(build_depends):
+    if "golang-go" in build_depends or "dh-golang" in build_depends:
+        return "go"
+    if "dh-python" in build_depends or "python3-all" in build_depends:
+        return "python"
+    if "pkg-js-tools" in build_depends or "nodejs" in build_depends:
+        return "javascript"
+    return None
+
+
+def packages(args):
+    path = os.path.join(args.work, "Sources.xz")
+    if not fetch(f"{args.mirror}/dists/{args.suite}/main/source/Sources.xz", path):
+        sys.exit("build-debian-fixes: cannot fetch Sources.xz from " + args.mirror)
+    out = []
+    for d in stanzas(lzma.open(path, "rt", encoding="utf-8", errors="replace").read()):
+        if "quilt" not in d.get("Format", "") or not language(d.get("Build-Depends", "")):
+            continue
+        files = [f.split() for f in d.get("Files", "").split("\n") if f.strip()]
+        deb = [f for f in files if f[2].endswith(".debian.tar.xz")]
+        orig = [f for f in files if ".orig.tar." in f[2] and not f[2].endswith(".asc")]
+        if deb and orig:
+            out.append(dict(pkg=d["Package"], dir=d["Directory"], deb=deb[0][2], orig=orig[0][2],
+                            orig_bytes=int(orig[0][1])))
+    return out
+
+
+def description(patch):
+    """The DEP-3 Description (or a git format-patch Subject and body) of a patch."""
+    fields, key, body, in_body = {}, None, [], False
+    for line in patch.split("\n"):
+        if line.startswith(("--- ", "diff ", "Index: ", "===")):
+            break
+        m = re.match(r"^([A-Za-z][A-Za-z-]*):\s?(.*)$", line)
+        if m and not in_body:
+            key = m.group(1).lower()
+            fields[key] = m.group(2)
+        elif key and line.startswith((" ", "\t")) and not in_body:
+            v = line.strip()
+            fields[key] += "\n" + ("" if v == "." else v)
+        elif line.strip() == "" and fields:
+            in_body, key = True, None
+        elif in_body:
+            body.append(line)
+    d = re.sub(r"^\[PATCH[^\]]*\]\s*", "", (fields.get("description") or fields.get("subject") or "").strip())
+    if "subject" in fields and not fields.get("description"):
+        d += "\n\n" + "\n".join(b for b in body if not b.startswith("---"))
+    lines = [l for l in d.split("\n") if not DEP3_FIELD.match(l) and not DIFFSTAT.match(l)]
+    return "\n".join(lines).strip()
+
+
+def fix_patches(debtar):
+    """Series order, and the descriptions of the patches that are case sources."""
+    tf = tarfile.open(debtar)
+    try:
+        series = tf.extractfile("debian/patches/series").read().decode("utf-8", "replace")
+    except KeyError:
+        return [], {}, tf
+    order = [l.split()[0] for l in series.split("\n") if l.strip() and not l.startswith("#")]
+    fixes = {}
+    for name in order:
+        try:
+            text = tf.extractfile("debian/patches/" + name).read().decode("utf-8", "replace")
+        except (KeyError, AttributeError):
+            continue
+        desc = description(text)
+        touched = [p for p in re.findall(r"^\+\+\+ (\S+)", text, re.M) if p != "/dev/null"]
+        code = [p for p in touched if p.endswith(CODE_EXT) and not NOT_CODE.search(p)]
+        first = desc.split("\n", 1)[0]
+        if code and len(desc) >= 20 and FIX.search(desc) and not PACKAGING.search(first):
+            fixes[name] = desc
+    return order, fixes, tf
+
+
+def replay(args, p, order, fixes, tf):
+    """Upstream tree plus each patch as a commit; returns the repository's path or None."""
+    w = os.path.join(args.work, "trees", p["pkg"])
+    shutil.rmtree(w, ignore_errors=True)
+    os.makedirs(w)
+    if subprocess.run(["tar", "--no-same-owner", "-xf", os.path.join(args.work, "orig", p["orig"]), "-C", w],
+                      capture_output=True).returncode:
+        return None
+    top = os.listdir(w)
+    root = os.path.join(w, top[0]) if len(top) == 1 and os.path.isdir(os.path.join(w, top[0])) else w
+    git = lambda *a: subprocess.run(["git", "-c", "safe.directory=*", *a], cwd=root, env=GIT_ENV, capture_output=True)
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", ".", "--no-verify")
+    for name in order:
+        try:
+            body = tf.extractfile("debian/patches/" + name).read()
+        except (KeyError, AttributeError):
+            continue
+        ok = subprocess.run(["patch", "-p1", "-N", "-s", "-f", "--no-backup-if-mismatch", "-r", "-"],
+                            cwd=root, input=body, capture_output=True).returncode == 0
+        git("add", "-A")
+        git("commit", "-qm", fixes[name] if ok and name in fixes else ".", "--allow-empty", "--no-verify")
+    return root
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pruner", required=True, help="a built pruner binary (go build -o /tmp/pruner ./cmd/pruner)")
+    ap.add_argument("--out", required=True, help="case file to write (.jsonl.gz)")
+    ap.add_argument("--work", default="/tmp/debian-fixes", help="download and scratch directory (default %(default)s)")
+    ap.add_argument("--mirror", default="http://deb.debian.org/debian", help="Debian mirror (default %(default)s)")
+    ap.add_argument("--suite", default="bookworm", help="Debian suite (default %(default)s)")
+    ap.add_argument("--max-orig-mb", type=float, default=60, help="skip upstream tarballs larger than this (default %(default)s)")
+    ap.add_argument("--per-package", type=int, default=8, help="cases kept per package, in file order (default %(default)s)")
+    ap.add_argument("--jobs", type=int, default=12, help="parallel downloads (default %(default)s)")
+    args = ap.parse_args()
+    for d in ("debs", "orig", "trees", "cases"):
+        os.makedirs(os.path.join(args.work, d), exist_ok=True)
+
+    pkgs = packages(args)
+    log(len(pkgs), "Python, Go and JavaScript source packages in", args.suite)
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
+        got = list(ex.map(lambda p: fetch(f"{args.mirror}/{p['dir']}/{p['deb']}",
+                                          os.path.join(args.work, "debs", p["deb"])), pkgs))
+    pkgs = [p for p, ok in zip(pkgs, got) if ok]
+    log(len(pkgs), "debian tarballs fetched (the mirror answered the rest with an error)")
+
+    chosen = []
+    for p in pkgs:
+        try:
+            order, fixes, tf = fix_patches(os.path.join(args.work, "debs", p["deb"]))
+        except (tarfile.TarError, OSError, EOFError):
+            continue
+        if fixes and p["orig_bytes"] <= args.max_orig_mb * 1e6:
+            chosen.append((p, order, fixes, tf))
+    log(sum(len(c[2]) for c in chosen), "fix patches to code in", len(chosen), "packages")
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
+        got = list(ex.map(lambda c: fetch(f"{args.mirror}/{c[0]['dir']}/{c[0]['orig']}",
+                                          os.path.join(args.work, "orig", c[0]["orig"])), chosen))
+    chosen = [c for c, ok in zip(chosen, got) if ok]
+    log(len(chosen), "upstream tarballs fetched")
+
+    cases = []
+    for p, order, fixes, tf in sorted(chosen, key=lambda c: c[0]["pkg"]):
+        root = replay(args, p, order, fixes, tf)
+        if root is None:
+            continue
+        mined = os.path.join(args.work, "cases", p["pkg"] + ".jsonl")
+        r = subprocess.run([args.pruner, "bench", "build-commits", "--repo", root, "--out", mined, "--grep", r"\w{3}"],
+                           capture_output=True, text=True, env=dict(os.environ, GIT_CONFIG_COUNT="1",
+                                                                    GIT_CONFIG_KEY_0="safe.directory", GIT_CONFIG_VALUE_0="*"))
+        shutil.rmtree(os.path.join(args.work, "trees", p["pkg"]), ignore_errors=True)
+        if r.returncode:
+            log(p["pkg"] + ":", r.stderr.strip()[:200])
+            continue
+        kept = 0
+        for line in open(mined, encoding="utf-8"):
+            c = json.loads(line)
+            if kept >= args.per_package or not c["path"].endswith(CODE_EXT) or NOT_CODE.search(c["path"]):
+                continue
+            if not c["gold_lines"] or c["text"].count("\n") < 30:
+                continue
+            c["id"] = "debian/" + p["pkg"] + "/" + c["id"]
+            c["dataset"] = "debian-fix"
+            c["goal_hint"] = "\n".join(l for l in c["goal_hint"].split("\n")
+                                       if not DEP3_FIELD.match(l) and not DIFFSTAT.match(l)).strip()
+            c.setdefault("meta", {})["debian_package"] = p["pkg"]
+            cases.append(c)
+            kept += 1
+    with gzip.open(args.out, "wt", encoding="utf-8") as f:
+        for c in cases:
+            f.write(json.dumps(c) + "\n")
+    log(len(cases), "cases from", len({c["meta"]["debian_package"] for c in cases}), "packages written to", args.out)
+
+
+if __name__ == "__main__":
+    main()
