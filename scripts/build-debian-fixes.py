@@ -10,8 +10,9 @@ by `pruner bench build-commits`: goal = the patch description, text = the file b
 patch, gold = the lines it removed or modified (the rule of ../shared/bench/README.md).
 
 Steps (everything under --work; nothing is written into the repository):
-  1. dists/<suite>/main/source/Sources.xz: source packages in 3.0 (quilt) format whose
-     Build-Depends name dh-python/python3-all, golang-go/dh-golang, or pkg-js-tools/nodejs.
+  1. dists/<suite>/main/source/Sources.xz of each --suite: source packages in 3.0 (quilt)
+     format whose Build-Depends name dh-python/python3-all, golang-go/dh-golang, or
+     pkg-js-tools/nodejs, minus the dev sets' own repositories (--skip).
   2. Their debian.tar.xz: patches in series order. A patch is a case source when its
      description looks like a fix (fix, bug, crash, CVE-…, error, fail, leak, overflow, …;
      not packaging: "debian", "lintian", "disable test"…) and it changes a .py/.go/.js/.ts
@@ -22,13 +23,15 @@ Steps (everything under --work; nothing is written into the repository):
   4. `pruner bench build-commits --grep '\\w{3}'` on that repository; cases kept when the file
      is code outside tests (as above), has 30+ lines and gold; DEP-3 fields (Forwarded:,
      Bug:, Origin:…) and diffstat lines removed from the goal, which would otherwise name the
-     file; at most --per-package cases per package, so one package cannot dominate.
+     file; a patch two suites' versions share counted once; at most --per-package cases per
+     package, so one package cannot dominate.
 
 Needs network (the Debian mirror) through Python's urllib, plus tar, xz, patch and git.
 This is a development tool, like scripts/install-onnxruntime.sh; pruner itself never touches
-the network. What a mirror serves varies: on the project's build machine the mirror answered
-for 1,059 of 8,466 packages' debian tarballs (404 for the rest) and 81 upstream tarballs of
-at most 60 MB, which gave 194 cases from 77 packages (about 12 minutes, most of it the 404s).
+the network. What a mirror serves varies: on the project's build machine it answered for
+1,849 of the 15,159 package versions' debian tarballs in bookworm and trixie (404 for the
+rest) and for 196 upstream tarballs of at most 60 MB; the cases are in
+scorers/structural/RESULTS.md (twenty-fifth round). About 25 minutes, most of it the 404s.
 
 Usage:
   go build -o /tmp/pruner ./cmd/pruner
@@ -63,6 +66,10 @@ DEP3_FIELD = re.compile(
     r"|Signed-off-by|Acked-by|Date|Index|Backport|Cherry-picked|Change-Id|Co-authored-by|Closes"
     r"|Upstream-Status|Debian-Bug|Reported-by|Tested-by)\s*:.*$", re.I)
 DIFFSTAT = re.compile(r"^\s*\S+\s+\|\s+\d+\s*[+-]*\s*$|^\s*\d+ files? changed")
+# Debian's source packages of the repositories ../shared/bench draws on (swe-bench: pytest,
+# xarray, requests, seaborn, flask, astropy; commits: caddy, express, cobra; jeeves is not in
+# Debian).
+DEV_PACKAGES = "pytest,python-xarray,requests,seaborn,flask,astropy,caddy,node-express,golang-github-spf13-cobra"
 GIT_ENV = dict(os.environ, GIT_AUTHOR_DATE="2020-01-01T00:00:00Z", GIT_COMMITTER_DATE="2020-01-01T00:00:00Z",
                GIT_AUTHOR_NAME="debian-fixes", GIT_AUTHOR_EMAIL="debian-fixes@localhost",
                GIT_COMMITTER_NAME="debian-fixes", GIT_COMMITTER_EMAIL="debian-fixes@localhost")
@@ -114,19 +121,22 @@ def language(build_depends):
 
 
 def packages(args):
-    path = os.path.join(args.work, "Sources.xz")
-    if not fetch(f"{args.mirror}/dists/{args.suite}/main/source/Sources.xz", path):
-        sys.exit("build-debian-fixes: cannot fetch Sources.xz from " + args.mirror)
-    out = []
-    for d in stanzas(lzma.open(path, "rt", encoding="utf-8", errors="replace").read()):
-        if "quilt" not in d.get("Format", "") or not language(d.get("Build-Depends", "")):
-            continue
-        files = [f.split() for f in d.get("Files", "").split("\n") if f.strip()]
-        deb = [f for f in files if f[2].endswith(".debian.tar.xz")]
-        orig = [f for f in files if ".orig.tar." in f[2] and not f[2].endswith(".asc")]
-        if deb and orig:
-            out.append(dict(pkg=d["Package"], dir=d["Directory"], deb=deb[0][2], orig=orig[0][2],
-                            orig_bytes=int(orig[0][1])))
+    """Source packages of every suite named; a version two suites share is listed once."""
+    out, seen = [], set()
+    for suite in args.suite.split(","):
+        path = os.path.join(args.work, f"Sources-{suite}.xz")
+        if not fetch(f"{args.mirror}/dists/{suite}/main/source/Sources.xz", path):
+            sys.exit(f"build-debian-fixes: cannot fetch {suite}'s Sources.xz from {args.mirror}")
+        for d in stanzas(lzma.open(path, "rt", encoding="utf-8", errors="replace").read()):
+            if "quilt" not in d.get("Format", "") or not language(d.get("Build-Depends", "")):
+                continue
+            files = [f.split() for f in d.get("Files", "").split("\n") if f.strip()]
+            deb = [f for f in files if f[2].endswith(".debian.tar.xz")]
+            orig = [f for f in files if ".orig.tar." in f[2] and not f[2].endswith(".asc")]
+            if deb and orig and deb[0][2] not in seen:
+                seen.add(deb[0][2])
+                out.append(dict(pkg=d["Package"], dir=d["Directory"], deb=deb[0][2], orig=orig[0][2],
+                                orig_bytes=int(orig[0][1])))
     return out
 
 
@@ -179,7 +189,7 @@ def fix_patches(debtar):
 
 def replay(args, p, order, fixes, tf):
     """Upstream tree plus each patch as a commit; returns the repository's path or None."""
-    w = os.path.join(args.work, "trees", p["pkg"])
+    w = os.path.join(args.work, "trees", p["deb"])
     shutil.rmtree(w, ignore_errors=True)
     os.makedirs(w)
     if subprocess.run(["tar", "--no-same-owner", "-xf", os.path.join(args.work, "orig", p["orig"]), "-C", w],
@@ -209,16 +219,20 @@ def main():
     ap.add_argument("--out", required=True, help="case file to write (.jsonl.gz)")
     ap.add_argument("--work", default="/tmp/debian-fixes", help="download and scratch directory (default %(default)s)")
     ap.add_argument("--mirror", default="http://deb.debian.org/debian", help="Debian mirror (default %(default)s)")
-    ap.add_argument("--suite", default="bookworm", help="Debian suite (default %(default)s)")
+    ap.add_argument("--suite", default="bookworm,trixie", help="Debian suites, comma-separated (default %(default)s)")
     ap.add_argument("--max-orig-mb", type=float, default=60, help="skip upstream tarballs larger than this (default %(default)s)")
     ap.add_argument("--per-package", type=int, default=8, help="cases kept per package, in file order (default %(default)s)")
     ap.add_argument("--jobs", type=int, default=12, help="parallel downloads (default %(default)s)")
+    ap.add_argument("--skip", default=DEV_PACKAGES,
+                    help="source packages left out, comma-separated (default: the dev sets' own repositories, "
+                         "so the set stays out of sample: %(default)s)")
     args = ap.parse_args()
     for d in ("debs", "orig", "trees", "cases"):
         os.makedirs(os.path.join(args.work, d), exist_ok=True)
 
-    pkgs = packages(args)
-    log(len(pkgs), "Python, Go and JavaScript source packages in", args.suite)
+    skip = set(args.skip.split(","))
+    pkgs = [p for p in packages(args) if p["pkg"] not in skip]
+    log(len(pkgs), "Python, Go and JavaScript source package versions in", args.suite)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
         got = list(ex.map(lambda p: fetch(f"{args.mirror}/{p['dir']}/{p['deb']}",
                                           os.path.join(args.work, "debs", p["deb"])), pkgs))
@@ -240,33 +254,36 @@ def main():
     chosen = [c for c, ok in zip(chosen, got) if ok]
     log(len(chosen), "upstream tarballs fetched")
 
-    cases = []
-    for p, order, fixes, tf in sorted(chosen, key=lambda c: c[0]["pkg"]):
+    cases, kept, seen = [], {}, set()
+    for p, order, fixes, tf in sorted(chosen, key=lambda c: c[0]["deb"]):
         root = replay(args, p, order, fixes, tf)
         if root is None:
             continue
-        mined = os.path.join(args.work, "cases", p["pkg"] + ".jsonl")
+        mined = os.path.join(args.work, "cases", p["deb"] + ".jsonl")
         r = subprocess.run([args.pruner, "bench", "build-commits", "--repo", root, "--out", mined, "--grep", r"\w{3}"],
                            capture_output=True, text=True, env=dict(os.environ, GIT_CONFIG_COUNT="1",
                                                                     GIT_CONFIG_KEY_0="safe.directory", GIT_CONFIG_VALUE_0="*"))
-        shutil.rmtree(os.path.join(args.work, "trees", p["pkg"]), ignore_errors=True)
+        shutil.rmtree(os.path.join(args.work, "trees", p["deb"]), ignore_errors=True)
         if r.returncode:
             log(p["pkg"] + ":", r.stderr.strip()[:200])
             continue
-        kept = 0
         for line in open(mined, encoding="utf-8"):
             c = json.loads(line)
-            if kept >= args.per_package or not c["path"].endswith(CODE_EXT) or NOT_CODE.search(c["path"]):
+            if kept.get(p["pkg"], 0) >= args.per_package or not c["path"].endswith(CODE_EXT) or NOT_CODE.search(c["path"]):
                 continue
             if not c["gold_lines"] or c["text"].count("\n") < 30:
                 continue
-            c["id"] = "debian/" + p["pkg"] + "/" + c["id"]
-            c["dataset"] = "debian-fix"
             c["goal_hint"] = "\n".join(l for l in c["goal_hint"].split("\n")
                                        if not DEP3_FIELD.match(l) and not DIFFSTAT.match(l)).strip()
+            key = (p["pkg"], c["path"], c["goal_hint"])  # the same patch in two suites' versions
+            if key in seen:
+                continue
+            seen.add(key)
+            c["id"] = "debian/" + p["pkg"] + "/" + c["id"]
+            c["dataset"] = "debian-fix"
             c.setdefault("meta", {})["debian_package"] = p["pkg"]
             cases.append(c)
-            kept += 1
+            kept[p["pkg"]] = kept.get(p["pkg"], 0) + 1
     with gzip.open(args.out, "wt", encoding="utf-8") as f:
         for c in cases:
             f.write(json.dumps(c) + "\n")
