@@ -227,6 +227,9 @@ def main():
                     help="source packages left out, comma-separated (default: the dev sets' own repositories, "
                          "so the set stays out of sample: %(default)s)")
     args = ap.parse_args()
+    if not (os.path.isfile(args.pruner) and os.access(args.pruner, os.X_OK)):
+        sys.exit(f"build-debian-fixes: --pruner {args.pruner} is not an executable; build it first: "
+                 "go build -o /tmp/pruner ./cmd/pruner")
     for d in ("debs", "orig", "trees", "cases"):
         os.makedirs(os.path.join(args.work, d), exist_ok=True)
 
