@@ -16,15 +16,16 @@ Steps (everything under --work; nothing is written into the repository):
   2. Their debian.tar.xz: patches in series order. A patch is a case source when its
      description looks like a fix (fix, bug, crash, CVE-…, error, fail, leak, overflow, …;
      not packaging: "debian", "lintian", "disable test"…) and it changes a .py/.go/.js/.ts
-     file outside tests, docs, examples, setup.py and conf.py.
+     file outside tests, docs, examples, setup.py and conf.py. Its description, the goal,
+     loses DEP-3 fields (Forwarded:, Bug:, Origin:…) and diffstat lines, which would
+     otherwise name the file.
   3. The upstream .orig tarball (at most --max-orig-mb), unpacked into a git repository; every
      patch of the series applied in order (`patch -p1`), one commit each, with the description
      as the message for case sources and "." for the rest.
   4. `pruner bench build-commits --grep '\\w{3}'` on that repository; cases kept when the file
-     is code outside tests (as above), has 30+ lines and gold; DEP-3 fields (Forwarded:,
-     Bug:, Origin:…) and diffstat lines removed from the goal, which would otherwise name the
-     file; a patch two suites' versions share counted once; at most --per-package cases per
-     package, so one package cannot dominate.
+     is code outside tests (as above), has 30+ lines and gold; a patch two suites' versions
+     share counted once; at most --per-package cases per package, so one package cannot
+     dominate.
 
 Needs network (the Debian mirror) through Python's urllib, plus tar, xz, patch and git.
 This is a development tool, like scripts/install-onnxruntime.sh; pruner itself never touches
@@ -165,29 +166,32 @@ def description(patch):
 
 
 def fix_patches(debtar):
-    """Series order, and the descriptions of the patches that are case sources."""
-    tf = tarfile.open(debtar)
-    try:
-        series = tf.extractfile("debian/patches/series").read().decode("utf-8", "replace")
-    except KeyError:
-        return [], {}, tf
-    order = [l.split()[0] for l in series.split("\n") if l.strip() and not l.startswith("#")]
-    fixes = {}
-    for name in order:
+    """The series' patches in order, as (name, bytes), and the descriptions of those that are
+    case sources, by name."""
+    with tarfile.open(debtar) as tf:
         try:
-            text = tf.extractfile("debian/patches/" + name).read().decode("utf-8", "replace")
-        except (KeyError, AttributeError):
-            continue
+            series = tf.extractfile("debian/patches/series").read().decode("utf-8", "replace")
+        except KeyError:
+            return [], {}
+        patches = []
+        for name in [l.split()[0] for l in series.split("\n") if l.strip() and not l.startswith("#")]:
+            try:
+                patches.append((name, tf.extractfile("debian/patches/" + name).read()))
+            except (KeyError, AttributeError):
+                continue
+    fixes = {}
+    for name, body in patches:
+        text = body.decode("utf-8", "replace")
         desc = description(text)
         touched = [p for p in re.findall(r"^\+\+\+ (\S+)", text, re.M) if p != "/dev/null"]
         code = [p for p in touched if p.endswith(CODE_EXT) and not NOT_CODE.search(p)]
         first = desc.split("\n", 1)[0]
         if code and len(desc) >= 20 and FIX.search(desc) and not PACKAGING.search(first):
             fixes[name] = desc
-    return order, fixes, tf
+    return patches, fixes
 
 
-def replay(args, p, order, fixes, tf):
+def replay(args, p, patches, fixes):
     """Upstream tree plus each patch as a commit; returns the repository's path or None."""
     w = os.path.join(args.work, "trees", p["deb"])
     shutil.rmtree(w, ignore_errors=True)
@@ -201,11 +205,7 @@ def replay(args, p, order, fixes, tf):
     git("init", "-q")
     git("add", "-A")
     git("commit", "-qm", ".", "--no-verify")
-    for name in order:
-        try:
-            body = tf.extractfile("debian/patches/" + name).read()
-        except (KeyError, AttributeError):
-            continue
+    for name, body in patches:
         ok = subprocess.run(["patch", "-p1", "-N", "-s", "-f", "--no-backup-if-mismatch", "-r", "-"],
                             cwd=root, input=body, capture_output=True).returncode == 0
         git("add", "-A")
@@ -245,11 +245,11 @@ def main():
     chosen = []
     for p in pkgs:
         try:
-            order, fixes, tf = fix_patches(os.path.join(args.work, "debs", p["deb"]))
+            patches, fixes = fix_patches(os.path.join(args.work, "debs", p["deb"]))
         except (tarfile.TarError, OSError, EOFError):
             continue
         if fixes and p["orig_bytes"] <= args.max_orig_mb * 1e6:
-            chosen.append((p, order, fixes, tf))
+            chosen.append((p, patches, fixes))
     log(sum(len(c[2]) for c in chosen), "fix patches to code in", len(chosen), "packages")
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
         got = list(ex.map(lambda c: fetch(f"{args.mirror}/{c[0]['dir']}/{c[0]['orig']}",
@@ -258,8 +258,8 @@ def main():
     log(len(chosen), "upstream tarballs fetched")
 
     cases, kept, seen = [], {}, set()
-    for p, order, fixes, tf in sorted(chosen, key=lambda c: c[0]["deb"]):
-        root = replay(args, p, order, fixes, tf)
+    for p, patches, fixes in sorted(chosen, key=lambda c: c[0]["deb"]):
+        root = replay(args, p, patches, fixes)
         if root is None:
             continue
         mined = os.path.join(args.work, "cases", p["deb"] + ".jsonl")
@@ -276,8 +276,6 @@ def main():
                 continue
             if not c["gold_lines"] or c["text"].count("\n") < 30:
                 continue
-            c["goal_hint"] = "\n".join(l for l in c["goal_hint"].split("\n")
-                                       if not DEP3_FIELD.match(l) and not DIFFSTAT.match(l)).strip()
             key = (p["pkg"], c["path"], c["goal_hint"])  # the same patch in two suites' versions
             if key in seen:
                 continue
