@@ -482,8 +482,15 @@ func TestRegistry(t *testing.T) {
 	assert.ErrorContains(t, err, "cannot build")
 	_, err = reg.Get(ctx, "missing")
 	assert.ErrorIs(t, err, engine.ErrUnknownScorer)
+	assert.ErrorContains(t, err, `(known: fam:<arg>, keyword)`, "the error lists what would have worked")
 	_, err = reg.Get(ctx, "nofam:x")
 	assert.ErrorIs(t, err, engine.ErrUnknownScorer)
+	for _, spec := range []string{"fam", "fam:"} {
+		_, err = reg.Get(ctx, spec)
+		assert.ErrorIs(t, err, engine.ErrUnknownScorer, spec)
+		assert.ErrorContains(t, err, "the fam family takes an argument (fam:<arg>)", spec)
+	}
+	assert.Equal(t, 2, builds, "a family named without its argument builds nothing")
 
 	assert.Equal(t, "keyword", reg.DefaultFor(engine.SourceLogs), "the first registered scorer is the default")
 	reg.Register("other", keywordScorer{})

@@ -166,10 +166,12 @@ func (r *Registry) Get(ctx context.Context, spec string) (Scorer, error) {
 	}
 	prefix, arg, hasArg := strings.Cut(spec, ":")
 	fam, ok := r.families[prefix]
-	r.mu.Unlock()
-	if !ok || !hasArg {
-		return nil, fmt.Errorf("scorer %q: %w", spec, ErrUnknownScorer)
+	if !ok || !hasArg || arg == "" {
+		err := r.unknownLocked(spec, prefix, ok)
+		r.mu.Unlock()
+		return nil, err
 	}
+	r.mu.Unlock()
 	// Build outside the lock: a factory may start a process or load a model.
 	s, err := fam.factory(ctx, arg)
 	if err != nil {
@@ -183,6 +185,24 @@ func (r *Registry) Get(ctx context.Context, spec string) (Scorer, error) {
 	}
 	r.built[spec] = s
 	return s, nil
+}
+
+// unknownLocked is the error for a spec that names no scorer: it lists what would have
+// worked, so a typo is fixed from the message alone. A family named without its argument
+// ("onnx") says so.
+func (r *Registry) unknownLocked(spec, prefix string, isFamily bool) error {
+	if isFamily {
+		return fmt.Errorf("scorer %q: %w: the %s family takes an argument (%s:<arg>)", spec, ErrUnknownScorer, prefix, prefix)
+	}
+	known := make([]string, 0, len(r.scorers)+len(r.families))
+	for name := range r.scorers {
+		known = append(known, name)
+	}
+	for p := range r.families {
+		known = append(known, p+":<arg>")
+	}
+	sort.Strings(known)
+	return fmt.Errorf("scorer %q: %w (known: %s)", spec, ErrUnknownScorer, strings.Join(known, ", "))
 }
 
 // List describes the registered scorers and families, sorted by name.
