@@ -79,7 +79,7 @@ func Load(name string) (*Encoder, error) {
 	case O200K:
 		return loadO200K()
 	}
-	return nil, fmt.Errorf("tokenizer %q: %w", name, ErrUnknownEncoding)
+	return nil, fmt.Errorf("tokenizer %q: %w (known: %s, %s)", name, ErrUnknownEncoding, CL100K, O200K)
 }
 
 func newEncoder(name string, o200k bool) (*Encoder, error) {

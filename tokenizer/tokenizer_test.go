@@ -27,6 +27,7 @@ func TestLoad(t *testing.T) {
 			if tt.wantErr != nil {
 				require.Error(t, err)
 				assert.True(t, errors.Is(err, tt.wantErr), "got %v", err)
+				assert.ErrorContains(t, err, "(known: cl100k_base, o200k_base)", "the error names the encodings that exist")
 				assert.Nil(t, e)
 				return
 			}
