@@ -65,10 +65,16 @@ func toWireError(err error) error {
 }
 
 // RunStdio serves MCP over r and w (newline-delimited JSON-RPC) until the client disconnects
-// or ctx is cancelled. Nothing but protocol messages is written to w.
+// or ctx is cancelled. Nothing but protocol messages is written to w. A line that is not a
+// JSON-RPC message is answered with a JSON-RPC error and the session goes on (screenStdio).
 func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	srv := s.newMCPServer("stdio")
-	t := &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}, MaxLineLength: int(s.maxBody)}
+	out := &lockedWriter{w: w}
+	pr, pw := io.Pipe()
+	go screenStdio(r, pw, out, int(s.maxBody))
+	// The screen hands on lines of at most maxBody bytes; the SDK's own cap is never the
+	// one that ends a session.
+	t := &mcp.IOTransport{Reader: pr, Writer: nopWriteCloser{out}, MaxLineLength: int(s.maxBody) + 2}
 	s.log.Info("serving MCP over stdio", "version", s.version)
 	err := srv.Run(ctx, t)
 	if ctx.Err() != nil {
