@@ -2,6 +2,8 @@ package server
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -76,4 +78,58 @@ func TestScreenLine(t *testing.T) {
 			assert.Equal(t, code, r.Error.Code, line)
 		}
 	}
+}
+
+// FuzzScreenStdio feeds arbitrary input through the screen: every answer it writes is one
+// valid JSON-RPC error on a line of its own, every line it hands on is one the SDK accepts
+// (a JSON-RPC object) or a JSON array for the SDK to judge, and no input line is both
+// answered and handed on or neither (blank lines aside).
+func FuzzScreenStdio(f *testing.F) {
+	f.Add([]byte("garbage\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"))
+	f.Add([]byte("{\"jsonrpc\":\"1.0\",\"id\":7}\r\n\n[1,2]\n42"))
+	f.Add([]byte(strings.Repeat("x", 300) + "\n{}\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		const max = 256
+		pr, pw := io.Pipe()
+		var out strings.Builder
+		done := make(chan struct{})
+		go func() { screenStdio(strings.NewReader(string(in)), pw, &out, max); close(done) }()
+		passed, err := io.ReadAll(pr)
+		require.NoError(t, err)
+		<-done
+
+		answered := 0
+		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if line == "" {
+				continue
+			}
+			answered++
+			var a struct {
+				JSONRPC string              `json:"jsonrpc"`
+				ID      json.RawMessage     `json:"id"`
+				Error   *struct{ Code int } `json:"error"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(line), &a), line)
+			require.Equal(t, "2.0", a.JSONRPC)
+			require.NotNil(t, a.Error)
+			require.Contains(t, []int{codeParse, codeInvalidRequest}, a.Error.Code)
+		}
+		handed := 0
+		for _, line := range strings.Split(strings.TrimSuffix(string(passed), "\n"), "\n") {
+			trimmed := bytes.TrimSpace([]byte(line))
+			if len(trimmed) == 0 {
+				continue
+			}
+			handed++
+			require.LessOrEqual(t, len(line), max)
+			require.Nil(t, screenLine(trimmed), "a line handed on is one the screen lets through: %q", line)
+		}
+		total := 0
+		for _, line := range strings.Split(string(in), "\n") {
+			if len(line) > max || len(bytes.TrimSpace([]byte(line))) > 0 {
+				total++
+			}
+		}
+		require.Equal(t, total, answered+handed, "every non-blank line is answered or handed on, once")
+	})
 }
