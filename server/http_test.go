@@ -222,14 +222,9 @@ func TestMCPStreamableHTTP(t *testing.T) {
 
 // TestStdio runs the stdio transport in-process over pipes with the go-sdk client.
 func TestStdio(t *testing.T) {
-	eng, _ := newEngine(t, 10_000)
-	srv, err := server.New(server.Config{Engine: eng})
-	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c2s, s2c := newPipe(), newPipe()
-	done := make(chan error, 1)
-	go func() { done <- srv.RunStdio(ctx, c2s.r, s2c.w) }()
+	c2s, s2c, done := startStdio(ctx, t, server.Config{})
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: s2c.r, Writer: c2s.w}, nil)
@@ -248,6 +243,19 @@ type pipe struct {
 }
 
 func newPipe() pipe { r, w := io.Pipe(); return pipe{r, w} }
+
+// startStdio runs RunStdio over two pipes until ctx ends or the client's pipe closes; done
+// receives its error. cfg's engine is a test engine.
+func startStdio(ctx context.Context, t *testing.T, cfg server.Config) (c2s, s2c pipe, done chan error) {
+	t.Helper()
+	cfg.Engine, _ = newEngine(t, 10_000)
+	srv, err := server.New(cfg)
+	require.NoError(t, err)
+	c2s, s2c = newPipe(), newPipe()
+	done = make(chan error, 1)
+	go func() { done <- srv.RunStdio(ctx, c2s.r, s2c.w) }()
+	return c2s, s2c, done
+}
 
 // TestGracefulShutdown holds a prune in the scorer, cancels Serve's context, and checks that
 // the request still gets its answer and that Serve then returns.

@@ -17,15 +17,10 @@ import (
 // JSON-RPC messages, and checks that each bad line gets the JSON-RPC error answer and that
 // the session still answers the good lines after them.
 func TestStdioSurvivesBadLines(t *testing.T) {
-	eng, _ := newEngine(t, 10_000)
 	const maxBody = 4096
-	srv, err := server.New(server.Config{Engine: eng, MaxBodyBytes: maxBody})
-	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c2s, s2c := newPipe(), newPipe()
-	done := make(chan error, 1)
-	go func() { done <- srv.RunStdio(ctx, c2s.r, s2c.w) }()
+	c2s, s2c, done := startStdio(ctx, t, server.Config{MaxBodyBytes: maxBody})
 
 	type answer struct {
 		ID    json.RawMessage `json:"id"`
