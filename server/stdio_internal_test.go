@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -131,5 +132,56 @@ func FuzzScreenStdio(f *testing.F) {
 			}
 		}
 		require.Equal(t, total, answered+handed, "every non-blank line is answered or handed on, once")
+	})
+}
+
+// FuzzScreenAgreesWithSDK holds screenLine to the SDK's decoder: a JSON object passes the
+// screen exactly when jsonrpc.DecodeMessage accepts it, every item of a batch that passes
+// is accepted, and a message the screen finds too deeply nested is one the SDK refuses.
+func FuzzScreenAgreesWithSDK(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"a","result":{"x":[1,2]}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"m","data":null}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"m","params":[]}`,
+		`{"json\u0072pc":"2.0","id":null,"method":"m","id":2}`,
+		`{"JSONRPC":"2.0","method":"m"}`,
+		`{"jsonrpc":"2.0","id":true,"method":"m"}`,
+		`{"jsonrpc":"2.0","method":1}`,
+		`{"jsonrpc":"2.0","id":1e400,"method":"m"}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0"}]`,
+		strings.Repeat("[", 1001) + strings.Repeat("]", 1001),
+		`{"jsonrpc":"2.0","method":"m","params":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !validJSON(line) {
+			return
+		}
+		line = bytes.TrimSpace(line)
+		passed := screenLine(line) == nil
+		if !validJSONDepth(line, sdkMaxDepth) {
+			require.False(t, passed)
+			_, err := jsonrpc.DecodeMessage(line)
+			require.Error(t, err, "the SDK refuses what the screen finds too deep")
+			return
+		}
+		switch line[0] {
+		case '{':
+			_, err := jsonrpc.DecodeMessage(line)
+			require.Equal(t, err == nil, passed, "screen and SDK disagree (SDK error: %v)", err)
+		case '[':
+			if passed {
+				items, _ := arrayItems(line)
+				for _, item := range items {
+					_, err := jsonrpc.DecodeMessage(item)
+					require.NoError(t, err, "a batch passed with an item the SDK refuses")
+				}
+			}
+		default:
+			require.False(t, passed)
+		}
 	})
 }

@@ -8,7 +8,12 @@ package server
 // are accepted, as encoding/json accepts them), and at most maxNestingDepth levels of
 // arrays and objects. FuzzValidJSON holds it to json.Valid.
 func validJSON(b []byte) bool {
-	v := validator{b: b}
+	return validJSONDepth(b, maxNestingDepth)
+}
+
+// validJSONDepth is validJSON with at most maxDepth levels of arrays and objects.
+func validJSONDepth(b []byte, maxDepth int) bool {
+	v := validator{b: b, maxDepth: maxDepth}
 	i, ok := v.value(skipSpace(b, 0), 0)
 	return ok && skipSpace(b, i) == len(b)
 }
@@ -16,7 +21,10 @@ func validJSON(b []byte) bool {
 // maxNestingDepth is encoding/json's limit on nested arrays and objects.
 const maxNestingDepth = 10000
 
-type validator struct{ b []byte }
+type validator struct {
+	b        []byte
+	maxDepth int
+}
 
 // value checks the value at b[i] and returns the index after it.
 func (v validator) value(i, depth int) (int, bool) {
@@ -28,7 +36,7 @@ func (v validator) value(i, depth int) (int, bool) {
 	case c == '"':
 		return v.str(i)
 	case c == '{' || c == '[':
-		if depth+1 > maxNestingDepth {
+		if depth+1 > v.maxDepth {
 			return i, false
 		}
 		inner := func(i int) (int, bool) { return v.value(i, depth+1) }
