@@ -207,17 +207,25 @@ func parseError(err error) *rpcResponse {
 	return &rpcResponse{JSONRPC: "2.0", ID: nullID, Error: &rpcError{Code: codeParse, Message: "parse error: " + err.Error()}}
 }
 
+// parseErrorOf answers msg, which validJSON refused, with encoding/json's account of why.
+func parseErrorOf(msg []byte) *rpcResponse {
+	if len(bytes.TrimSpace(msg)) == 0 {
+		return parseError(errors.New("empty body"))
+	}
+	var v any
+	err := json.Unmarshal(msg, &v)
+	if err == nil { // validJSON agrees with encoding/json (FuzzValidJSON)
+		err = errors.New("invalid JSON")
+	}
+	return parseError(err)
+}
+
 // handleOne answers one JSON-RPC message; nil means it was a notification. A tool's payload
 // is encoded into payloadBuf when it is not nil (the answer then aliases it), else into
 // memory of its own.
 func (h *rpcHandler) handleOne(ctx context.Context, msg []byte, payloadBuf *bytes.Buffer) *rpcResponse {
 	if !validJSON(msg) {
-		var v any
-		err := json.Unmarshal(msg, &v)
-		if err == nil || len(bytes.TrimSpace(msg)) == 0 {
-			err = errors.New("empty body")
-		}
-		return parseError(err)
+		return parseErrorOf(msg)
 	}
 	// Validated once here; the members are split without re-scanning with encoding/json.
 	fields, ok := objectFields(msg)

@@ -93,12 +93,7 @@ const sdkMaxDepth = 1000
 func screenLine(msg []byte) *rpcResponse {
 	if !validJSONDepth(msg, sdkMaxDepth) {
 		if !validJSON(msg) {
-			var v any
-			err := json.Unmarshal(msg, &v)
-			if err == nil {
-				err = errors.New("invalid JSON")
-			}
-			return parseError(err)
+			return parseErrorOf(msg)
 		}
 		return invalidRequest(nullID, "message nested deeper than "+strconv.Itoa(sdkMaxDepth)+" levels")
 	}
@@ -150,10 +145,8 @@ func screenMessage(msg []byte) (id json.RawMessage, err error) {
 		}
 	}
 	env = append(env, '}')
-	if _, err := jsonrpc.DecodeMessage(env); err != nil {
-		return id, err
-	}
-	return id, nil
+	_, err = jsonrpc.DecodeMessage(env)
+	return id, err
 }
 
 func writeAnswer(out io.Writer, r *rpcResponse) {
