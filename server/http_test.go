@@ -245,10 +245,12 @@ type pipe struct {
 func newPipe() pipe { r, w := io.Pipe(); return pipe{r, w} }
 
 // startStdio runs RunStdio over two pipes until ctx ends or the client's pipe closes; done
-// receives its error. cfg's engine is a test engine.
+// receives its error. cfg's engine, when nil, is a test engine.
 func startStdio(ctx context.Context, t *testing.T, cfg server.Config) (c2s, s2c pipe, done chan error) {
 	t.Helper()
-	cfg.Engine, _ = newEngine(t, 10_000)
+	if cfg.Engine == nil {
+		cfg.Engine, _ = newEngine(t, 10_000)
+	}
 	srv, err := server.New(cfg)
 	require.NoError(t, err)
 	c2s, s2c = newPipe(), newPipe()

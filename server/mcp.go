@@ -71,10 +71,16 @@ func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	srv := s.newMCPServer("stdio")
 	out := &lockedWriter{w: w}
 	pr, pw := io.Pipe()
-	go screenStdio(r, pw, out, int(s.maxBody))
+	defer pr.Close() // the session is over: the screen stops handing lines on
+	screenCtx, stopScreen := context.WithCancel(ctx)
+	defer stopScreen()
+	// When stdin ends, the calls in flight get their answers first, for as long as an HTTP
+	// shutdown waits for its requests.
+	open := newOpenCalls()
+	go screenStdio(screenCtx, r, pw, out, int(s.maxBody), open, s.shutdownTimeout)
 	// The screen hands on lines of at most maxBody bytes; the SDK's own cap is never the
 	// one that ends a session.
-	t := &mcp.IOTransport{Reader: pr, Writer: nopWriteCloser{out}, MaxLineLength: int(s.maxBody) + 2}
+	t := &mcp.IOTransport{Reader: pr, Writer: answerWatch{w: out, open: open}, MaxLineLength: int(s.maxBody) + 2}
 	s.log.Info("serving MCP over stdio", "version", s.version)
 	err := srv.Run(ctx, t)
 	if ctx.Err() != nil {
@@ -82,7 +88,3 @@ func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -3,10 +3,12 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/stretchr/testify/assert"
@@ -58,14 +60,30 @@ func TestReadLine(t *testing.T) {
 	assert.Equal(t, long, string(line), "a line read in several pieces comes back whole")
 }
 
+// callID is the id the SDK decodes from v, a JSON number or string.
+func callID(v any) jsonrpc.ID {
+	if n, ok := v.(int); ok {
+		v = float64(n)
+	}
+	id, err := jsonrpc.MakeID(v)
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
+
 func TestScreenLine(t *testing.T) {
-	for _, ok := range []string{
-		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":"x","result":{}}`,
-		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, // batches are the SDK's to judge
+	for ok, calls := range map[string][]jsonrpc.ID{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`:               {callID(1)},
+		`{"jsonrpc":"2.0","id":"a","method":"tools/list"}`:       {callID("a")},
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`: nil,
+		`{"jsonrpc":"2.0","id":"x","result":{}}`:                 nil, // the client's answer to a server request
+		// batches are the SDK's to judge
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":2.0,"method":"ping"}]`: {callID(1), callID(2)},
 	} {
-		assert.Nil(t, screenLine([]byte(ok)), ok)
+		answer, got := screenLine([]byte(ok))
+		assert.Nil(t, answer, ok)
+		assert.Equal(t, calls, got, "the calls in %s", ok)
 	}
 	for line, code := range map[string]int64{
 		`nope`:                      codeParse,
@@ -74,7 +92,8 @@ func TestScreenLine(t *testing.T) {
 		`{}`:                        codeInvalidRequest,
 		`{"jsonrpc":"2.0","id":{}}`: codeInvalidRequest,
 	} {
-		r := screenLine([]byte(line))
+		r, calls := screenLine([]byte(line))
+		assert.Nil(t, calls, line)
 		if assert.NotNil(t, r, line) {
 			assert.Equal(t, code, r.Error.Code, line)
 		}
@@ -94,7 +113,11 @@ func FuzzScreenStdio(f *testing.F) {
 		pr, pw := io.Pipe()
 		var out strings.Builder
 		done := make(chan struct{})
-		go func() { screenStdio(strings.NewReader(string(in)), pw, &out, max); close(done) }()
+		go func() {
+			// Nothing answers the calls here: the end of input waits for none of them.
+			screenStdio(context.Background(), strings.NewReader(string(in)), pw, &out, max, newOpenCalls(), 0)
+			close(done)
+		}()
 		passed, err := io.ReadAll(pr)
 		require.NoError(t, err)
 		<-done
@@ -123,7 +146,8 @@ func FuzzScreenStdio(f *testing.F) {
 			}
 			handed++
 			require.LessOrEqual(t, len(line), max)
-			require.Nil(t, screenLine(trimmed), "a line handed on is one the screen lets through: %q", line)
+			answer, _ := screenLine(trimmed)
+			require.Nil(t, answer, "a line handed on is one the screen lets through: %q", line)
 		}
 		total := 0
 		for _, line := range strings.Split(string(in), "\n") {
@@ -161,7 +185,8 @@ func FuzzScreenAgreesWithSDK(f *testing.F) {
 			return
 		}
 		line = bytes.TrimSpace(line)
-		passed := screenLine(line) == nil
+		answer, calls := screenLine(line)
+		passed := answer == nil
 		if !validJSONDepth(line, sdkMaxDepth) {
 			require.False(t, passed)
 			_, err := jsonrpc.DecodeMessage(line)
@@ -170,8 +195,13 @@ func FuzzScreenAgreesWithSDK(f *testing.F) {
 		}
 		switch line[0] {
 		case '{':
-			_, err := jsonrpc.DecodeMessage(line)
+			m, err := jsonrpc.DecodeMessage(line)
 			require.Equal(t, err == nil, passed, "screen and SDK disagree (SDK error: %v)", err)
+			var want []jsonrpc.ID
+			if req, ok := m.(*jsonrpc.Request); ok && req.ID.IsValid() {
+				want = append(want, req.ID)
+			}
+			require.Equal(t, want, calls, "the screen counts as calls what the SDK will answer")
 		case '[':
 			if passed {
 				items, _ := arrayItems(line)
@@ -184,4 +214,52 @@ func FuzzScreenAgreesWithSDK(f *testing.F) {
 			require.False(t, passed)
 		}
 	})
+}
+
+func TestOpenCallsAnswerIn(t *testing.T) {
+	o := newOpenCalls()
+	o.add([]jsonrpc.ID{callID(1), callID("a"), callID(2), callID(2), callID(3), callID(4)})
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"id":1}}`, // not an answer
+		`{"jsonrpc":"2.0","id":1,"method":"roots/list"}`,                        // the server's own request
+		`{"jsonrpc":"2.0","id":9,"result":{}}`,                                  // no such call
+		`not json`,
+	} {
+		o.answerIn([]byte(msg))
+	}
+	assert.Equal(t, 5, o.count(), "only answers to open calls close them")
+
+	o.answerIn([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"id\":2}"}]}}` + "\n"))
+	o.answerIn([]byte(`{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"m"}}`))
+	assert.Equal(t, 3, o.count())
+	o.answerIn([]byte(`{"jsonrpc":"2.0","id":2,"result":{}}`))
+	assert.Equal(t, 3, o.count(), "two calls with one id take two answers")
+	o.answerIn([]byte(`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"result":{}}]`))
+	assert.Equal(t, 1, o.count(), "a batch answers each of its calls")
+	o.answerIn([]byte(`{"jsonrpc":"2.0","id":4.0,"result":{}}`))
+	assert.Zero(t, o.count(), "ids are compared as the SDK decodes them")
+}
+
+func TestOpenCallsWait(t *testing.T) {
+	o := newOpenCalls()
+	o.wait(context.Background(), time.Hour) // nothing open: returns at once
+
+	o.add([]jsonrpc.ID{callID(1), callID(2)})
+	waited := make(chan struct{})
+	go func() { o.wait(context.Background(), time.Hour); close(waited) }()
+	o.answer(callID(1))
+	select {
+	case <-waited:
+		t.Fatal("wait returned with a call still open")
+	case <-time.After(50 * time.Millisecond):
+	}
+	o.answer(callID(2))
+	<-waited // the last answer ends the wait (the test times out otherwise)
+
+	o.add([]jsonrpc.ID{callID(3)})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	o.wait(ctx, time.Hour)                         // a cancelled context ends the wait
+	o.wait(context.Background(), time.Millisecond) // and so does the limit
+	assert.Equal(t, 1, o.count())
 }

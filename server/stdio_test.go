@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -99,4 +100,83 @@ func TestStdioSurvivesBadLines(t *testing.T) {
 	require.NoError(t, s2c.w.Close()) // RunStdio leaves its writer open, as it does stdout
 	_, ok := <-answers
 	assert.False(t, ok, "nothing more is written")
+}
+
+// TestStdioAnswersCallsInFlightAtEOF sends calls and closes stdin at once, as
+// `pruner stdio < requests.jsonl` does, while a prune is still in the scorer: every call is
+// answered before the session ends (the SDK alone drops the answers in flight when its input
+// ends). A call that outlasts ShutdownTimeout does not hold the session open.
+func TestStdioAnswersCallsInFlightAtEOF(t *testing.T) {
+	eng, block := newEngine(t, 10_000)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c2s, s2c, done := startStdio(ctx, t, server.Config{Engine: eng, ShutdownTimeout: time.Minute})
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(s2c.r)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	blockArgs := strings.Replace(pruneArgs, `{"text"`, `{"scorer":"block","text"`, 1)
+	blockArgs = strings.Replace(blockArgs, `"timeout_ms":1500`, `"timeout_ms":60000`, 1)
+	_, err := c2s.w.Write([]byte(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		callBody("2", "prune_text", blockArgs),
+		callBody(`"three"`, "prune_text", pruneArgs),
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`,
+	}, "\n") + "\n"))
+	require.NoError(t, err)
+	require.NoError(t, c2s.w.Close(), "the client ends its input with the prune still in the scorer")
+	<-block.started
+	select {
+	case err := <-done:
+		t.Fatalf("the session ended (%v) with a call unanswered", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(block.release)
+	require.NoError(t, <-done)
+	require.NoError(t, s2c.w.Close())
+
+	ids := map[string]string{}
+	for line := range lines {
+		var a struct {
+			ID     json.RawMessage `json:"id"`
+			Result struct {
+				StructuredContent struct {
+					PrunedText string `json:"pruned_text"`
+				} `json:"structuredContent"`
+			} `json:"result"`
+			Error json.RawMessage `json:"error"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &a), line)
+		require.Nil(t, a.Error, line)
+		ids[string(a.ID)] = a.Result.StructuredContent.PrunedText
+	}
+	require.Len(t, ids, 4, "every call is answered: %v", ids)
+	assert.Contains(t, ids[`2`], "L1", "the held prune's answer is its result")
+	assert.Contains(t, ids[`"three"`], "L1")
+
+	// A call that is never answered holds the end of input for ShutdownTimeout at most.
+	eng, block = newEngine(t, 10_000)
+	defer close(block.release)
+	c2s, s2c, done = startStdio(ctx, t, server.Config{Engine: eng, ShutdownTimeout: 50 * time.Millisecond})
+	go func() { _, _ = io.Copy(io.Discard, s2c.r) }()
+	defer s2c.w.Close()
+	_, err = c2s.w.Write([]byte(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		callBody("2", "prune_text", blockArgs),
+	}, "\n") + "\n"))
+	require.NoError(t, err)
+	<-block.started
+	require.NoError(t, c2s.w.Close())
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a call that never ends holds the session open past ShutdownTimeout")
+	}
 }

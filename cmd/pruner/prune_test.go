@@ -121,7 +121,7 @@ func TestHelpAndVersion(t *testing.T) {
 		"bench":   {[]string{"-max-input-chars", "-encoding", "-accounting"}, []string{"-ttl", "-store-bytes"}},
 		"scorers": {[]string{"-plugins", "-onnxruntime-lib", "-json"}, []string{"-max-input-chars", "-encoding", "-ttl"}},
 		"serve":   {[]string{"-max-input-chars", "-ttl", "-store-bytes", "-port"}, nil},
-		"stdio":   {[]string{"-max-input-chars", "-ttl", "-store-bytes"}, nil},
+		"stdio":   {[]string{"-max-input-chars", "-ttl", "-store-bytes", "-shutdown-timeout"}, []string{"-port"}},
 	}
 	for cmd, want := range offers {
 		code, _, stderr := runCLI(t, "", cmd, "--help")

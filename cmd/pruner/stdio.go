@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/mcp-pruner/mcp-pruner/server"
 )
@@ -17,15 +18,18 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var (
 		ecfg    engineConfig
 		logging logConfig
+		drain   time.Duration
 	)
 	ecfg.register(fs, serverFlags)
+	fs.DurationVar(&drain, "shutdown-timeout", 10*time.Second, "when stdin ends, how long the calls still in flight may take to be answered before the server exits")
 	logging.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: pruner stdio [flags]
 
 Serves the prune_text, recover_text and health tools as an MCP server over stdin/stdout
 (newline-delimited JSON-RPC), for IDE agents that launch their servers as subprocesses.
-Logs go to stderr.
+Logs go to stderr. When stdin ends, the calls already read are answered before it exits,
+so 'pruner stdio < requests.jsonl' prints every answer.
 
 Flags:
 `)
@@ -33,6 +37,9 @@ Flags:
 	}
 	if err := parseFlags(fs, args, &ecfg, &logging); err != nil {
 		return err
+	}
+	if drain <= 0 {
+		return usagef("--shutdown-timeout must be positive, got %s", drain)
 	}
 	logger, err := logging.logger(stderr)
 	if err != nil {
@@ -43,7 +50,7 @@ Flags:
 		return err
 	}
 	defer b.reg.Close()
-	srv, err := server.New(server.Config{Engine: b.engine, Version: version, Logger: logger})
+	srv, err := server.New(server.Config{Engine: b.engine, Version: version, Logger: logger, ShutdownTimeout: drain})
 	if err != nil {
 		return err
 	}
