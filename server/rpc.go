@@ -95,10 +95,7 @@ func (h *rpcHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeJSON(w, http.StatusOK, &rpcResponse{JSONRPC: "2.0", ID: nullID, Error: &rpcError{
-				Code: codeInvalidRequest, Message: "input_too_large",
-				Data: map[string]any{"code": "input_too_large", "max_body_bytes": mbe.Limit},
-			}})
+			writeJSON(w, http.StatusOK, inputTooLarge(mbe.Limit))
 			return
 		}
 		writeJSON(w, http.StatusOK, &rpcResponse{JSONRPC: "2.0", ID: nullID, Error: &rpcError{Code: codeParse, Message: "parse error: reading body: " + err.Error()}})
@@ -254,6 +251,14 @@ func (h *rpcHandler) handleOne(ctx context.Context, msg []byte, payloadBuf *byte
 		return &rpcResponse{JSONRPC: "2.0", ID: id, Error: toRPCError(err)}
 	}
 	return &rpcResponse{JSONRPC: "2.0", ID: id, Result: result}
+}
+
+// inputTooLarge answers a message over the server's limit, on /rpc and stdio alike.
+func inputTooLarge(limit int64) *rpcResponse {
+	return &rpcResponse{JSONRPC: "2.0", ID: nullID, Error: &rpcError{
+		Code: codeInvalidRequest, Message: "input_too_large",
+		Data: map[string]any{"code": "input_too_large", "max_body_bytes": limit},
+	}}
 }
 
 func invalidRequest(id json.RawMessage, why string) *rpcResponse {

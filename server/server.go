@@ -33,7 +33,8 @@ type Config struct {
 	AuthToken string
 	// MaxBodyBytes bounds HTTP request bodies and stdio frames; 0 means DefaultMaxBodyBytes(engine).
 	MaxBodyBytes int64
-	// ShutdownTimeout bounds how long Serve waits for in-flight requests; 0 means 10s.
+	// ShutdownTimeout bounds how long Serve waits for in-flight requests, and how long
+	// RunStdio waits for the answers to the calls it has read once its input ends; 0 means 10s.
 	ShutdownTimeout time.Duration
 	// Now is the clock for health timestamps; nil means time.Now.
 	Now func() time.Time

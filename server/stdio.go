@@ -50,7 +50,7 @@ func screenStdio(ctx context.Context, r io.Reader, sdk *io.PipeWriter, out io.Wr
 		var err error
 		line, tooLong, err = readLine(br, line[:0], max)
 		if tooLong {
-			writeAnswer(out, invalidRequest(nullID, "message over the server's limit of "+strconv.Itoa(max)+" bytes"))
+			writeAnswer(out, inputTooLarge(int64(max)))
 		} else if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
 			answer, calls := screenLine(trimmed)
 			if answer != nil {

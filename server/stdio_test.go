@@ -26,8 +26,9 @@ func TestStdioSurvivesBadLines(t *testing.T) {
 	type answer struct {
 		ID    json.RawMessage `json:"id"`
 		Error *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
+			Code    int             `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
 		} `json:"error"`
 		Result json.RawMessage `json:"result"`
 	}
@@ -69,6 +70,7 @@ func TestStdioSurvivesBadLines(t *testing.T) {
 		code       int
 		id         string
 		message    string
+		data       string // the error's data, when it has some (as /rpc answers the same case)
 	}{
 		{name: "not JSON", line: `garbage`, code: -32700, id: `null`, message: "parse error"},
 		{name: "truncated object", line: `{"jsonrpc":"2.0","id":3,"method":`, code: -32700, id: `null`, message: "parse error"},
@@ -76,7 +78,7 @@ func TestStdioSurvivesBadLines(t *testing.T) {
 		{name: "a response without an id", line: `{"jsonrpc":"2.0","result":{}}`, code: -32600, id: `null`, message: "invalid request"},
 		{name: "a number", line: `42`, code: -32600, id: `null`, message: "JSON object"},
 		{name: "over the limit", line: `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", maxBody) + `"}}`,
-			code: -32600, id: `null`, message: "over the server's limit of 4096 bytes"},
+			code: -32600, id: `null`, message: "input_too_large", data: `{"code":"input_too_large","max_body_bytes":4096}`},
 	}
 	for _, tc := range bad {
 		send(tc.line)
@@ -85,6 +87,9 @@ func TestStdioSurvivesBadLines(t *testing.T) {
 		assert.Equal(t, tc.code, a.Error.Code, tc.name)
 		assert.JSONEq(t, tc.id, string(a.ID), tc.name)
 		assert.Contains(t, a.Error.Message, tc.message, tc.name)
+		if tc.data != "" {
+			assert.JSONEq(t, tc.data, string(a.Error.Data), tc.name)
+		}
 	}
 
 	send("")   // blank lines are skipped, not answered
