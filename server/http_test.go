@@ -319,3 +319,34 @@ func TestAdmissionQueue(t *testing.T) {
 	toolPayload(t, decodeRPC(t, <-first), &done)
 	assert.False(t, done.Stats.UsedFallback)
 }
+
+// TestWrongMethod: another method on a known path is a 405 that names the right one; an
+// unknown path is a 404 that lists the endpoints.
+func TestWrongMethod(t *testing.T) {
+	env := newEnv(t, nil)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{http.MethodGet, "/prune", http.StatusMethodNotAllowed, "POST"},
+		{http.MethodPut, "/prune", http.StatusMethodNotAllowed, "POST"},
+		{http.MethodDelete, "/health", http.StatusMethodNotAllowed, "GET"},
+		{http.MethodPost, "/health", http.StatusMethodNotAllowed, "GET"},
+		{http.MethodGet, "/rpc", http.StatusMethodNotAllowed, "POST"},
+		{http.MethodHead, "/health", http.StatusOK, ""},
+		{http.MethodGet, "/nope", http.StatusNotFound, ""},
+	} {
+		req, err := http.NewRequest(tc.method, env.http.URL+tc.path, nil)
+		require.NoError(t, err)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, tc.status, resp.StatusCode, "%s %s: %s", tc.method, tc.path, b)
+		assert.Equal(t, tc.allow, resp.Header.Get("Allow"), "%s %s", tc.method, tc.path)
+		if tc.status == http.StatusNotFound {
+			assert.Contains(t, string(b), "POST /prune", "a 404 lists the endpoints")
+		}
+	}
+}

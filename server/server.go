@@ -199,10 +199,20 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("/mcp", s.trackInflight(mcpHandler))
 	mux.HandleFunc("POST /prune", s.servePrune)
 	mux.HandleFunc("GET /health", s.serveHealth)
+	// Another method on these paths is a 405 naming the one that works, not the catch-all's 404.
+	mux.HandleFunc("/prune", methodNotAllowed(http.MethodPost))
+	mux.HandleFunc("/health", methodNotAllowed(http.MethodGet))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found", "endpoints": "POST /rpc, POST /mcp, POST /prune, GET /health"})
 	})
 	return s.guard(mux)
+}
+
+func methodNotAllowed(allow string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "method not allowed", "allow": allow})
+	}
 }
 
 // trackInflight counts /mcp POSTs so shutdown can let them finish before it closes the MCP
