@@ -61,7 +61,8 @@ race:
 ## property on the heuristic, structural and onnx scorers for SCOREFUZZTIME each (default 1m),
 ## then the /rpc handler's two fuzzers for WIREFUZZTIME each (default 1m): any body gets an
 ## answer of the contract's shape, and a prune_text call loses nothing on the wire; then the
-## stdio screen's agreement with the go-sdk's decoder for WIREFUZZTIME.
+## stdio screen's agreement with the go-sdk's decoder, and whole stdio sessions (one answer per
+## call and per bad line), for WIREFUZZTIME each.
 ## Minimising each new coverage input is capped at 3s: the seeds are whole golden files, and
 ## the default 60s spent the run minimising instead of exploring.
 FUZZTIME ?= 5m
@@ -77,6 +78,7 @@ fuzz:
 	go test ./server -run '^$$' -fuzz '^FuzzRPCBody$$' -fuzztime $(WIREFUZZTIME) -fuzzminimizetime 3s
 	go test ./server -run '^$$' -fuzz '^FuzzRPCPruneRoundTrip$$' -fuzztime $(WIREFUZZTIME) -fuzzminimizetime 3s
 	go test ./server -run '^$$' -fuzz '^FuzzScreenAgreesWithSDK$$' -fuzztime $(WIREFUZZTIME) -fuzzminimizetime 3s
+	go test ./server -run '^$$' -fuzz '^FuzzStdioSession$$' -fuzztime $(WIREFUZZTIME) -fuzzminimizetime 3s
 
 ## serve: build and start the default server on 127.0.0.1:8006.
 serve:

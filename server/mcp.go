@@ -76,11 +76,11 @@ func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	defer stopScreen()
 	// When stdin ends, the calls in flight get their answers first, for as long as an HTTP
 	// shutdown waits for its requests.
-	open := newOpenCalls()
-	go screenStdio(screenCtx, r, pw, out, int(s.maxBody), open, s.shutdownTimeout)
+	sess := newStdioSession()
+	go screenStdio(screenCtx, r, pw, out, int(s.maxBody), sess, s.shutdownTimeout)
 	// The screen hands on lines of at most maxBody bytes; the SDK's own cap is never the
 	// one that ends a session.
-	t := &mcp.IOTransport{Reader: pr, Writer: answerWatch{w: out, open: open}, MaxLineLength: int(s.maxBody) + 2}
+	t := &mcp.IOTransport{Reader: pr, Writer: answerWatch{w: out, sess: sess}, MaxLineLength: int(s.maxBody) + 2}
 	s.log.Info("serving MCP over stdio", "version", s.version)
 	err := srv.Run(ctx, t)
 	if ctx.Err() != nil {

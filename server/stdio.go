@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"sync"
@@ -36,15 +37,16 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 // screenStdio copies r to the SDK's side of the pipe line by line until r ends or the SDK
 // closes its side, answering on out the lines the SDK could not read. Lines longer than max
-// bytes (without the newline) are answered, not buffered.
+// bytes (without the newline) are answered, not buffered. sess keeps what the screen must
+// know of the session: the calls in flight and whether batches are still allowed.
 //
-// The calls it hands on are counted in open. When r ends, the screen waits until they are
-// answered (or ctx is done, or drain has passed) before the SDK sees the end: the SDK drops
-// the answers still in flight when its input ends, so `pruner stdio < requests.jsonl`
-// would otherwise lose the last answers, often all of them.
-func screenStdio(ctx context.Context, r io.Reader, sdk *io.PipeWriter, out io.Writer, max int, open *openCalls, drain time.Duration) {
+// When r ends, the screen waits until the calls it handed on are answered (or ctx is done,
+// or drain has passed) before the SDK sees the end: the SDK drops the answers still in
+// flight when its input ends, so `pruner stdio < requests.jsonl` would otherwise lose the
+// last answers, often all of them.
+func screenStdio(ctx context.Context, r io.Reader, sdk *io.PipeWriter, out io.Writer, max int, sess *stdioSession, drain time.Duration) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var line []byte
+	var line, frame []byte
 	for {
 		var tooLong bool
 		var err error
@@ -52,12 +54,17 @@ func screenStdio(ctx context.Context, r io.Reader, sdk *io.PipeWriter, out io.Wr
 		if tooLong {
 			writeAnswer(out, inputTooLarge(int64(max)))
 		} else if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			answer, calls := screenLine(trimmed)
+			answer, msgs := screenLine(trimmed)
+			var forward [][]byte
+			if answer == nil {
+				answer, forward = sess.admit(ctx, trimmed, msgs, drain)
+			}
 			if answer != nil {
 				writeAnswer(out, answer)
-			} else {
-				open.add(calls) // before the SDK can see them, so their answers find them
-				if _, werr := sdk.Write(append(line, '\n')); werr != nil {
+			}
+			for _, l := range forward {
+				frame = append(append(frame[:0], l...), '\n')
+				if _, werr := sdk.Write(frame); werr != nil {
 					return // the SDK closed its side: the session is over
 				}
 			}
@@ -66,65 +73,155 @@ func screenStdio(ctx context.Context, r io.Reader, sdk *io.PipeWriter, out io.Wr
 			if err == io.EOF {
 				err = nil
 			}
-			open.wait(ctx, drain)
+			sess.wait(ctx, drain)
 			sdk.CloseWithError(err) // EOF for the SDK: the client disconnected
 			return
 		}
 	}
 }
 
-// openCalls counts the calls (requests with an id) handed to the SDK and not yet answered.
-type openCalls struct {
-	mu       sync.Mutex
-	ids      map[jsonrpc.ID]int
-	answered chan struct{} // holds a value after an answer; wait takes it
+// stdioSession is what the screen knows of the session beyond one line: the calls (requests
+// with an id) handed to the SDK and not yet answered, the initialize calls among them, and
+// whether the negotiated protocol still has batches.
+type stdioSession struct {
+	mu        sync.Mutex
+	ids       map[jsonrpc.ID]bool // open calls; true for an initialize
+	noBatches bool                // the protocol negotiated is 2025-06-18 or later
+	answered  chan struct{}       // holds a value after an answer; waits take it
 }
 
-func newOpenCalls() *openCalls {
-	return &openCalls{ids: map[jsonrpc.ID]int{}, answered: make(chan struct{}, 1)}
+func newStdioSession() *stdioSession {
+	return &stdioSession{ids: map[jsonrpc.ID]bool{}, answered: make(chan struct{}, 1)}
 }
 
-func (o *openCalls) add(ids []jsonrpc.ID) {
-	if len(ids) == 0 {
-		return
+// batchesEnd is the first MCP protocol version without JSON-RPC batches.
+const batchesEnd = "2025-06-18"
+
+// admit decides what of line, whose messages the SDK accepts (msgs, from screenLine), reaches
+// the SDK, and records its calls as open. The SDK (v1.8.0) mishandles three kinds of line,
+// which admit answers or rewrites instead:
+//   - a call whose id is already in flight: the SDK drops it without an answer, and in a
+//     batch the batch is never answered or the session ends. MCP forbids reusing an id in a
+//     session, so the call is answered -32600 (with a null id, not to be taken for the
+//     answer of the call in flight);
+//   - a batch holding notifications: the SDK waits for their answers, which never come, and
+//     ends the session on the second one (go-sdk issue 1256, fixed after v1.8.0). Its
+//     notifications are handed on one by one, then its other messages as a batch: JSON-RPC
+//     lets a server process a batch's messages in any order;
+//   - a batch once the protocol negotiated has none: the SDK ends the session; it is answered
+//     -32600. A batch sent while an initialize is in flight waits (up to wait) for its
+//     answer, which settles the protocol.
+func (s *stdioSession) admit(ctx context.Context, line []byte, msgs []jsonrpc.Message, wait time.Duration) (*rpcResponse, [][]byte) {
+	batch := line[0] == '['
+	if batch {
+		s.waitFor(ctx, wait, func() bool { return !s.initializing() })
 	}
-	o.mu.Lock()
-	for _, id := range ids {
-		o.ids[id]++
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if batch && s.noBatches {
+		return invalidRequest(nullID, "batch: JSON-RPC batches are not part of MCP "+batchesEnd+" and later"), nil
 	}
-	o.mu.Unlock()
+	seen := make(map[jsonrpc.ID]bool, len(msgs))
+	notes := 0
+	for _, m := range msgs {
+		req, ok := m.(*jsonrpc.Request)
+		if !ok {
+			continue // the client's answer to a request of the server's
+		}
+		if !req.ID.IsValid() {
+			notes++
+			continue
+		}
+		if _, open := s.ids[req.ID]; open || seen[req.ID] {
+			why := "id " + idString(req.ID) + " is already in use by a call in flight"
+			if batch {
+				why = "batch: " + why
+			}
+			return invalidRequest(nullID, why), nil
+		}
+		seen[req.ID] = true
+	}
+	for _, m := range msgs {
+		if req, ok := m.(*jsonrpc.Request); ok && req.ID.IsValid() {
+			s.ids[req.ID] = req.Method == methodInitialize
+		}
+	}
+	if !batch || notes == 0 {
+		return nil, [][]byte{line}
+	}
+	items, _ := arrayItems(line)
+	var forward [][]byte
+	rest := []byte{'['}
+	for i, m := range msgs {
+		if req, ok := m.(*jsonrpc.Request); ok && !req.ID.IsValid() {
+			forward = append(forward, items[i])
+			continue
+		}
+		if len(rest) > 1 {
+			rest = append(rest, ',')
+		}
+		rest = append(rest, items[i]...)
+	}
+	if len(rest) > 1 {
+		forward = append(forward, append(rest, ']'))
+	}
+	return nil, forward
 }
 
-func (o *openCalls) count() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return len(o.ids)
+// methodInitialize is the call whose answer settles the protocol version.
+const methodInitialize = "initialize"
+
+func idString(id jsonrpc.ID) string {
+	if v, ok := id.Raw().(string); ok {
+		return strconv.Quote(v)
+	}
+	return fmt.Sprint(id.Raw())
 }
 
-// answer marks one call with this id answered; ids never handed on are ignored.
-func (o *openCalls) answer(id jsonrpc.ID) {
-	o.mu.Lock()
-	n, ok := o.ids[id]
-	switch {
-	case !ok:
-	case n > 1:
-		o.ids[id] = n - 1
-	default:
-		delete(o.ids, id)
+func (s *stdioSession) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.ids)
+}
+
+func (s *stdioSession) initializing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, init := range s.ids {
+		if init {
+			return true
+		}
 	}
-	o.mu.Unlock()
+	return false
+}
+
+// answer closes the call with this id, and reads the protocol version from an initialize's
+// result; ids never handed on are ignored.
+func (s *stdioSession) answer(id jsonrpc.ID, result []byte) {
+	s.mu.Lock()
+	init, ok := s.ids[id]
+	delete(s.ids, id)
+	if init && result != nil {
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(result, &r) == nil && r.ProtocolVersion >= batchesEnd {
+			s.noBatches = true
+		}
+	}
+	s.mu.Unlock()
 	if ok {
 		select {
-		case o.answered <- struct{}{}:
+		case s.answered <- struct{}{}:
 		default:
 		}
 	}
 }
 
-// answerIn marks the calls that msg, one message or a batch as the SDK writes it, answers.
+// answerIn closes the calls that msg, one message or a batch as the SDK writes it, answers.
 // Messages with a method are the server's own requests and notifications, not answers.
-func (o *openCalls) answerIn(msg []byte) {
-	if o.count() == 0 {
+func (s *stdioSession) answerIn(msg []byte) {
+	if s.count() == 0 {
 		return
 	}
 	msg = bytes.TrimSpace(msg)
@@ -145,18 +242,26 @@ func (o *openCalls) answerIn(msg []byte) {
 			continue
 		}
 		if id, err := jsonrpc.MakeID(raw); err == nil && id.IsValid() {
-			o.answer(id)
+			s.answer(id, fields["result"])
 		}
 	}
 }
 
-// wait returns once every call is answered, ctx is done or limit has passed.
-func (o *openCalls) wait(ctx context.Context, limit time.Duration) {
+// wait returns once every call handed on is answered, ctx is done or limit has passed.
+func (s *stdioSession) wait(ctx context.Context, limit time.Duration) {
+	s.waitFor(ctx, limit, func() bool { return s.count() == 0 })
+}
+
+// waitFor returns once done() holds after an answer, ctx is done or limit has passed.
+func (s *stdioSession) waitFor(ctx context.Context, limit time.Duration, done func() bool) {
+	if done() {
+		return
+	}
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
-	for o.count() > 0 {
+	for !done() {
 		select {
-		case <-o.answered:
+		case <-s.answered:
 		case <-ctx.Done():
 			return
 		case <-timer.C:
@@ -165,15 +270,15 @@ func (o *openCalls) wait(ctx context.Context, limit time.Duration) {
 	}
 }
 
-// answerWatch hands the SDK's writes on to w and marks the calls they answer once written.
+// answerWatch hands the SDK's writes on to w and closes the calls they answer once written.
 type answerWatch struct {
 	w    io.Writer
-	open *openCalls
+	sess *stdioSession
 }
 
 func (a answerWatch) Write(p []byte) (int, error) {
 	n, err := a.w.Write(p)
-	a.open.answerIn(p)
+	a.sess.answerIn(p)
 	return n, err
 }
 
@@ -207,9 +312,9 @@ func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, tooLong bool,
 const sdkMaxDepth = 1000
 
 // screenLine returns the error answer for a line the SDK would end the session on, or nil
-// when the line should reach it, with the ids of the calls in it (requests with an id, which
-// the SDK will answer).
-func screenLine(msg []byte) (answer *rpcResponse, calls []jsonrpc.ID) {
+// when the SDK reads the line, with its messages as the SDK decodes them (a batch's in order;
+// params and results left out).
+func screenLine(msg []byte) (answer *rpcResponse, msgs []jsonrpc.Message) {
 	if !validJSONDepth(msg, sdkMaxDepth) {
 		if !validJSON(msg) {
 			return parseErrorOf(msg), nil
@@ -222,7 +327,7 @@ func screenLine(msg []byte) (answer *rpcResponse, calls []jsonrpc.ID) {
 		if err != nil {
 			return invalidRequest(id, err.Error()), nil
 		}
-		return nil, appendCall(nil, m)
+		return nil, []jsonrpc.Message{m}
 	case '[':
 		// A batch is decoded item by item, and one bad item ends the session.
 		items, _ := arrayItems(msg)
@@ -234,19 +339,11 @@ func screenLine(msg []byte) (answer *rpcResponse, calls []jsonrpc.ID) {
 			if err != nil {
 				return invalidRequest(nullID, "batch: "+err.Error()), nil
 			}
-			calls = appendCall(calls, m)
+			msgs = append(msgs, m)
 		}
-		return nil, calls
+		return nil, msgs
 	}
 	return invalidRequest(nullID, "message must be a JSON object"), nil
-}
-
-// appendCall appends m's id when m is a call.
-func appendCall(calls []jsonrpc.ID, m jsonrpc.Message) []jsonrpc.ID {
-	if req, ok := m.(*jsonrpc.Request); ok && req.ID.IsValid() {
-		calls = append(calls, req.ID)
-	}
-	return calls
 }
 
 // screenMessage decodes msg, valid JSON, as the SDK will, or reports why the SDK would refuse

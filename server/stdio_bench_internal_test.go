@@ -26,9 +26,9 @@ func BenchmarkAnswerIn(b *testing.B) {
 	text := strings.Repeat(`\tif err := handle(ctx, \"x\"); err != nil {\n`, 20_000)
 	msg := []byte(`{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"` + text + `"}],"structuredContent":{"pruned_text":"` + text + `"}}}` + "\n")
 	b.SetBytes(int64(len(msg)))
-	o := newOpenCalls()
+	s := newStdioSession()
+	s.ids[jsonrpc.ID{}] = false // one call always open, so every answer is read
 	for b.Loop() {
-		o.add([]jsonrpc.ID{{}}) // keeps one call open, so every answer is read
-		o.answerIn(msg)
+		s.answerIn(msg)
 	}
 }

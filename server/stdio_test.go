@@ -2,10 +2,13 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -77,6 +80,8 @@ func TestStdioSurvivesBadLines(t *testing.T) {
 		{name: "wrong version keeps its id", line: `{"jsonrpc":"1.0","id":7,"method":"tools/list"}`, code: -32600, id: `7`, message: "invalid request"},
 		{name: "a response without an id", line: `{"jsonrpc":"2.0","result":{}}`, code: -32600, id: `null`, message: "invalid request"},
 		{name: "a number", line: `42`, code: -32600, id: `null`, message: "JSON object"},
+		{name: "a batch, which 2025-06-18 does not have", line: `[{"jsonrpc":"2.0","id":20,"method":"ping"}]`, code: -32600, id: `null`, message: "batches are not part of MCP 2025-06-18"},
+		{name: "a batch of notifications, refused alike", line: `[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]`, code: -32600, id: `null`, message: "batches are not part"},
 		{name: "over the limit", line: `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", maxBody) + `"}}`,
 			code: -32600, id: `null`, message: "input_too_large", data: `{"code":"input_too_large","max_body_bytes":4096}`},
 	}
@@ -184,4 +189,123 @@ func TestStdioAnswersCallsInFlightAtEOF(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a call that never ends holds the session open past ShutdownTimeout")
 	}
+}
+
+// FuzzStdioSession plays a session that ends with the client's input: a script of lines
+// drawn from calls, notifications, batches, answers to the server and bad lines, in any order,
+// with ids reused and either protocol (with and without batches), written to RunStdio all at
+// once. Every call line and every bad line gets exactly one answer before RunStdio returns
+// (the screen answers bad lines and reused ids; the SDK answers the calls it was handed,
+// before its end of input), and every answer is one JSON-RPC message or a batch.
+func FuzzStdioSession(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})
+	f.Add([]byte{2, 2, 0, 1, 5, 5, 11, 3})
+	f.Add([]byte{9, 8, 7, 6})
+	f.Add([]byte{12, 11, 13, 0, 27, 11, 1})
+	eng, _ := newEngine(f, 10_000)
+	srv, err := server.New(server.Config{Engine: eng, MaxBodyBytes: 4096, ShutdownTimeout: 20 * time.Second})
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, script []byte) {
+		if len(script) > 64 {
+			script = script[:64]
+		}
+		var lines []string
+		answers := 0 // expected: messages answered, a batch's answers counted one by one
+		for i, b := range script {
+			id := strconv.Itoa(int(b>>4) + 1) // ids repeat: the SDK still answers each call
+			if i%3 == 2 {
+				id = `"s` + id + `"`
+			}
+			switch b % 14 {
+			case 0:
+				lines = append(lines, `{"jsonrpc":"2.0","id":`+id+`,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}`)
+				answers++
+			case 1:
+				lines = append(lines, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			case 2:
+				lines = append(lines, `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`)
+				answers++
+			case 3:
+				lines = append(lines, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/list"}`)
+				answers++
+			case 4:
+				lines = append(lines, callBody(id, "prune_text", pruneArgs))
+				answers++
+			case 5:
+				lines = append(lines, callBody(id, "health", `{}`))
+				answers++
+			case 6:
+				lines = append(lines, `{"jsonrpc":"2.0","id":`+id+`,"result":{}}`) // an answer to no request of ours
+			case 7:
+				lines = append(lines, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`}}`)
+			case 8:
+				lines = append(lines, `not json`)
+				answers++
+			case 9:
+				lines = append(lines, `{"jsonrpc":"1.0","id":`+id+`,"method":"ping"}`)
+				answers++
+			case 10:
+				lines = append(lines, `{"jsonrpc":"2.0","id":`+id+`,"method":"ping","params":{"pad":"`+strings.Repeat("x", 4096)+`"}}`)
+				answers++
+			case 11: // one answer: the ping's in a batch, or the batch refused
+				lines = append(lines, `[{"jsonrpc":"2.0","id":`+id+`,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]`)
+				answers++
+			case 12: // a protocol without batches
+				lines = append(lines, `{"jsonrpc":"2.0","id":`+id+`,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}`)
+				answers++
+			case 13:
+				lines = append(lines, `[{"jsonrpc":"2.0","id":`+id+`,"method":"tools/list"}]`)
+				answers++
+			}
+		}
+		var out lockedBuffer
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		start := time.Now()
+		require.NoError(t, srv.RunStdio(ctx, strings.NewReader(strings.Join(lines, "\n")+"\n"), &out))
+		require.Less(t, time.Since(start), 15*time.Second, "the end of input waited for an answer that never came")
+
+		got := 0
+		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if line == "" {
+				continue
+			}
+			var batch []json.RawMessage
+			if strings.HasPrefix(line, "[") {
+				require.NoError(t, json.Unmarshal([]byte(line), &batch), line)
+			} else {
+				batch = []json.RawMessage{json.RawMessage(line)}
+			}
+			for _, m := range batch {
+				var a struct {
+					JSONRPC string          `json:"jsonrpc"`
+					ID      json.RawMessage `json:"id"`
+					Method  string          `json:"method"`
+				}
+				require.NoError(t, json.Unmarshal(m, &a), line)
+				require.Equal(t, "2.0", a.JSONRPC, line)
+				require.Empty(t, a.Method, "the server sends no requests or notifications here: %s", line)
+				got++
+			}
+		}
+		require.Equal(t, answers, got, "one answer per call and per bad line:\n%s\n--- answers:\n%s", strings.Join(lines, "\n"), out.String())
+	})
+}
+
+// lockedBuffer is a bytes.Buffer safe for RunStdio's writer and the test's reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
