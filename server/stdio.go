@@ -86,8 +86,9 @@ func screenStdio(ctx context.Context, r io.Reader, sdk *io.PipeWriter, out io.Wr
 type stdioSession struct {
 	mu        sync.Mutex
 	ids       map[jsonrpc.ID]bool // open calls; true for an initialize
+	writing   int                 // answers being written: their ids are free, their bytes not out
 	noBatches bool                // the protocol negotiated is 2025-06-18 or later
-	answered  chan struct{}       // holds a value after an answer; waits take it
+	answered  chan struct{}       // holds a value after an answer is out; waits take it
 }
 
 func newStdioSession() *stdioSession {
@@ -178,10 +179,11 @@ func idString(id jsonrpc.ID) string {
 	return fmt.Sprint(id.Raw())
 }
 
+// count is the calls handed on whose answers are not out yet.
 func (s *stdioSession) count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.ids)
+	return len(s.ids) + s.writing
 }
 
 func (s *stdioSession) initializing() bool {
@@ -195,40 +197,25 @@ func (s *stdioSession) initializing() bool {
 	return false
 }
 
-// answer closes the call with this id, and reads the protocol version from an initialize's
-// result; ids never handed on are ignored.
-func (s *stdioSession) answer(id jsonrpc.ID, result []byte) {
+// answering frees the ids of the calls that msg, one message or a batch as the SDK writes
+// it, answers, and reads the protocol version from an initialize's result. It returns how
+// many calls msg answers: they count as open until written reports them out. An id is free
+// again before its answer is written, as in the SDK, so a client that reuses an id once it
+// has its answer is never refused. Messages with a method are the server's own requests and
+// notifications, not answers; ids never handed on are ignored.
+func (s *stdioSession) answering(msg []byte) int {
 	s.mu.Lock()
-	init, ok := s.ids[id]
-	delete(s.ids, id)
-	if init && result != nil {
-		var r struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		if json.Unmarshal(result, &r) == nil && r.ProtocolVersion >= batchesEnd {
-			s.noBatches = true
-		}
-	}
+	open := len(s.ids)
 	s.mu.Unlock()
-	if ok {
-		select {
-		case s.answered <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// answerIn closes the calls that msg, one message or a batch as the SDK writes it, answers.
-// Messages with a method are the server's own requests and notifications, not answers.
-func (s *stdioSession) answerIn(msg []byte) {
-	if s.count() == 0 {
-		return
+	if open == 0 {
+		return 0
 	}
 	msg = bytes.TrimSpace(msg)
 	items := [][]byte{msg}
 	if len(msg) > 0 && msg[0] == '[' {
 		items, _ = arrayItems(msg)
 	}
+	n := 0
 	for _, item := range items {
 		fields, ok := objectFields(item)
 		if !ok {
@@ -241,11 +228,49 @@ func (s *stdioSession) answerIn(msg []byte) {
 		if json.Unmarshal(fields["id"], &raw) != nil {
 			continue
 		}
-		if id, err := jsonrpc.MakeID(raw); err == nil && id.IsValid() {
-			s.answer(id, fields["result"])
+		if id, err := jsonrpc.MakeID(raw); err == nil && id.IsValid() && s.free(id, fields["result"]) {
+			n++
 		}
 	}
+	return n
 }
+
+func (s *stdioSession) free(id jsonrpc.ID, result []byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	init, ok := s.ids[id]
+	if !ok {
+		return false
+	}
+	delete(s.ids, id)
+	s.writing++
+	if init && result != nil {
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(result, &r) == nil && r.ProtocolVersion >= batchesEnd {
+			s.noBatches = true
+		}
+	}
+	return true
+}
+
+// written reports n answers (from answering) out.
+func (s *stdioSession) written(n int) {
+	if n == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.writing -= n
+	s.mu.Unlock()
+	select {
+	case s.answered <- struct{}{}:
+	default:
+	}
+}
+
+// answerIn is answering and written at once: msg is out.
+func (s *stdioSession) answerIn(msg []byte) { s.written(s.answering(msg)) }
 
 // wait returns once every call handed on is answered, ctx is done or limit has passed.
 func (s *stdioSession) wait(ctx context.Context, limit time.Duration) {
@@ -270,16 +295,17 @@ func (s *stdioSession) waitFor(ctx context.Context, limit time.Duration, done fu
 	}
 }
 
-// answerWatch hands the SDK's writes on to w and closes the calls they answer once written.
+// answerWatch hands the SDK's writes on to w, freeing the ids of the calls they answer before
+// and counting the answers out after.
 type answerWatch struct {
 	w    io.Writer
 	sess *stdioSession
 }
 
 func (a answerWatch) Write(p []byte) (int, error) {
-	n, err := a.w.Write(p)
-	a.sess.answerIn(p)
-	return n, err
+	answers := a.sess.answering(p)
+	defer a.sess.written(answers)
+	return a.w.Write(p)
 }
 
 func (answerWatch) Close() error { return nil }

@@ -356,13 +356,13 @@ func TestStdioSessionWait(t *testing.T) {
 	_, _ = admitLine(t, s, `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
 	waited := make(chan struct{})
 	go func() { s.wait(context.Background(), time.Hour); close(waited) }()
-	s.answer(callID(1), nil)
+	s.answerIn([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
 	select {
 	case <-waited:
 		t.Fatal("wait returned with a call still open")
 	case <-time.After(50 * time.Millisecond):
 	}
-	s.answer(callID(2), nil)
+	s.answerIn([]byte(`{"jsonrpc":"2.0","id":2,"result":{}}`))
 	<-waited // the last answer ends the wait (the test times out otherwise)
 
 	_, _ = admitLine(t, s, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
@@ -371,4 +371,46 @@ func TestStdioSessionWait(t *testing.T) {
 	s.wait(ctx, time.Hour)                         // a cancelled context ends the wait
 	s.wait(context.Background(), time.Millisecond) // and so does the limit
 	assert.Equal(t, 1, s.count())
+}
+
+// blockingWriter holds each write until release, after signalling entered.
+type blockingWriter struct {
+	entered, release chan struct{}
+}
+
+func (w blockingWriter) Write(p []byte) (int, error) {
+	w.entered <- struct{}{}
+	<-w.release
+	return len(p), nil
+}
+
+// TestStdioSessionAnswerBeingWritten: while an answer is being written, its id is free (the
+// client may reuse it as soon as it reads the answer, and the screen must not refuse that
+// call), but the end of input still waits for the answer to be out.
+func TestStdioSessionAnswerBeingWritten(t *testing.T) {
+	s := newStdioSession()
+	_, _ = admitLine(t, s, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	w := blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
+	wrote := make(chan struct{})
+	go func() {
+		_, _ = answerWatch{w: w, sess: s}.Write([]byte(`{"jsonrpc":"2.0","id":2,"result":{}}` + "\n"))
+		close(wrote)
+	}()
+	<-w.entered
+	answer, forward := admitLine(t, s, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	assert.Nil(t, answer, "the id is free once its answer is on its way")
+	assert.Len(t, forward, 1)
+
+	waited := make(chan struct{})
+	go func() { s.wait(context.Background(), time.Hour); close(waited) }()
+	s.answerIn([]byte(`{"jsonrpc":"2.0","id":2,"result":{}}`)) // the ping's answer
+	select {
+	case <-waited:
+		t.Fatal("the end of input did not wait for the answer being written")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(w.release)
+	<-wrote
+	<-waited
+	assert.Zero(t, s.count())
 }
