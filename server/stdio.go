@@ -20,7 +20,8 @@ import (
 // would then cost the agent its server. screenStdio stands between stdin and the SDK: each
 // such line gets the JSON-RPC error answer the spec asks for (-32700 parse error, -32600
 // invalid request, with the request's id when it has a readable one) and the session goes
-// on; every other line reaches the SDK unchanged.
+// on. Every other line reaches the SDK unchanged, but for the few the SDK mishandles, which
+// stdioSession.admit answers or rewrites.
 
 // lockedWriter serialises whole writes: the SDK writes each message in one call, and so do
 // the screen's answers, so the two never interleave on stdout.

@@ -2,13 +2,11 @@ package server_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -258,7 +256,7 @@ func FuzzStdioSession(f *testing.F) {
 				answers++
 			}
 		}
-		var out lockedBuffer
+		var out syncBuffer
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		start := time.Now()
@@ -290,22 +288,4 @@ func FuzzStdioSession(f *testing.F) {
 		}
 		require.Equal(t, answers, got, "one answer per call and per bad line:\n%s\n--- answers:\n%s", strings.Join(lines, "\n"), out.String())
 	})
-}
-
-// lockedBuffer is a bytes.Buffer safe for RunStdio's writer and the test's reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
