@@ -200,6 +200,7 @@ func FuzzStdioSession(f *testing.F) {
 	f.Add([]byte{2, 2, 0, 1, 5, 5, 11, 3})
 	f.Add([]byte{9, 8, 7, 6})
 	f.Add([]byte{12, 11, 13, 0, 27, 11, 1})
+	f.Add([]byte{0, 1, 14, 15, 16, 17, 18, 19, 39, 59})
 	eng, _ := newEngine(f, 10_000)
 	srv, err := server.New(server.Config{Engine: eng, MaxBodyBytes: 4096, ShutdownTimeout: 20 * time.Second})
 	require.NoError(f, err)
@@ -214,7 +215,7 @@ func FuzzStdioSession(f *testing.F) {
 			if i%3 == 2 {
 				id = `"s` + id + `"`
 			}
-			switch b % 14 {
+			switch b % 20 {
 			case 0:
 				lines = append(lines, `{"jsonrpc":"2.0","id":`+id+`,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"f","version":"1"}}}`)
 				answers++
@@ -254,6 +255,24 @@ func FuzzStdioSession(f *testing.F) {
 			case 13:
 				lines = append(lines, `[{"jsonrpc":"2.0","id":`+id+`,"method":"tools/list"}]`)
 				answers++
+			case 14: // params of the wrong kind
+				lines = append(lines, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/list","params":[1,2]}`)
+				answers++
+			case 15:
+				lines = append(lines, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":null}`)
+				answers++
+			case 16: // no such method, no such tool, arguments of the wrong kind
+				lines = append(lines, `{"jsonrpc":"2.0","id":`+id+`,"method":"resources/read","params":{"uri":"x"}}`)
+				answers++
+			case 17:
+				lines = append(lines, callBody(id, "nope", `{}`))
+				answers++
+			case 18:
+				lines = append(lines, callBody(id, "prune_text", `"text"`))
+				answers++
+			case 19: // ids as JSON may spell them
+				lines = append(lines, `{"jsonrpc":"2.0","id":-`+id+`e0,"method":"ping"}`, `{"jsonrpc":"2.0","id":"\u00e9`+id+`","method":"ping"}`)
+				answers += 2
 			}
 		}
 		var out syncBuffer
