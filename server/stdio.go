@@ -134,7 +134,10 @@ func (s *stdioSession) admit(ctx context.Context, line []byte, msgs []jsonrpc.Me
 			notes++
 			continue
 		}
-		if _, open := s.ids[req.ID]; open || seen[req.ID] {
+		if seen[req.ID] {
+			return invalidRequest(nullID, "batch: id "+idString(req.ID)+" is used by two of its calls"), nil
+		}
+		if _, open := s.ids[req.ID]; open {
 			why := "id " + idString(req.ID) + " is already in use by a call in flight"
 			if batch {
 				why = "batch: " + why

@@ -265,7 +265,7 @@ func TestStdioSessionAdmit(t *testing.T) {
 	for line, why := range map[string]string{
 		`{"jsonrpc":"2.0","id":1.0,"method":"tools/list"}`:                                     "id 1 is already in use",
 		`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"p"}]`:     "batch: id 1 is already in use",
-		`[{"jsonrpc":"2.0","id":"b","method":"ping"},{"jsonrpc":"2.0","id":"b","method":"p"}]`: `batch: id "b" is already in use`,
+		`[{"jsonrpc":"2.0","id":"b","method":"ping"},{"jsonrpc":"2.0","id":"b","method":"p"}]`: `batch: id "b" is used by two of its calls`,
 	} {
 		answer, forward = admitLine(t, s, line)
 		if assert.NotNil(t, answer, line) {
