@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -166,13 +165,6 @@ func toolPayload(t testing.TB, r rpcResp, dst any) string {
 	require.NoError(t, json.Unmarshal([]byte(res.Content[0].Text), dst))
 	require.JSONEq(t, res.Content[0].Text, string(res.StructuredContent))
 	return res.Content[0].Text
-}
-
-func compact(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	require.NoError(t, json.Compact(&b, []byte(s)))
-	return b.String()
 }
 
 // codeText returns n lines where every 10th mentions parse_header.
