@@ -34,7 +34,8 @@ type Config struct {
 	// MaxBodyBytes bounds HTTP request bodies and stdio frames; 0 means DefaultMaxBodyBytes(engine).
 	MaxBodyBytes int64
 	// ShutdownTimeout bounds how long Serve waits for in-flight requests, and how long
-	// RunStdio waits for the answers to the calls it has read once its input ends; 0 means 10s.
+	// RunStdio, once its input ends, waits for the next answer to a call it has read (each
+	// answer restarts the wait); 0 means 10s.
 	ShutdownTimeout time.Duration
 	// Now is the clock for health timestamps; nil means time.Now.
 	Now func() time.Time

@@ -42,7 +42,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // know of the session: the calls in flight and whether batches are still allowed.
 //
 // When r ends, the screen waits until the calls it handed on are answered (or ctx is done,
-// or drain has passed) before the SDK sees the end: the SDK drops the answers still in
+// or drain has passed without an answer) before the SDK sees the end: the SDK drops the answers still in
 // flight when its input ends, so `pruner stdio < requests.jsonl` would otherwise lose the
 // last answers, often all of them.
 func screenStdio(ctx context.Context, r io.Reader, sdk *io.PipeWriter, out io.Writer, max int, sess *stdioSession, drain time.Duration) {
@@ -276,12 +276,15 @@ func (s *stdioSession) written(n int) {
 // answerIn is answering and written at once: msg is out.
 func (s *stdioSession) answerIn(msg []byte) { s.written(s.answering(msg)) }
 
-// wait returns once every call handed on is answered, ctx is done or limit has passed.
+// wait returns once every call handed on is answered, ctx is done, or limit has passed
+// without an answer.
 func (s *stdioSession) wait(ctx context.Context, limit time.Duration) {
 	s.waitFor(ctx, limit, func() bool { return s.count() == 0 })
 }
 
-// waitFor returns once done() holds after an answer, ctx is done or limit has passed.
+// waitFor returns once done() holds after an answer, ctx is done, or limit has passed without
+// an answer: each answer starts the limit again, so a script's thousand calls that keep being
+// answered are all answered, and a call that never is holds the session for limit at most.
 func (s *stdioSession) waitFor(ctx context.Context, limit time.Duration, done func() bool) {
 	if done() {
 		return
@@ -291,6 +294,7 @@ func (s *stdioSession) waitFor(ctx context.Context, limit time.Duration, done fu
 	for !done() {
 		select {
 		case <-s.answered:
+			timer.Reset(limit)
 		case <-ctx.Done():
 			return
 		case <-timer.C:

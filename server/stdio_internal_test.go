@@ -414,3 +414,22 @@ func TestStdioSessionAnswerBeingWritten(t *testing.T) {
 	<-waited
 	assert.Zero(t, s.count())
 }
+
+// TestStdioSessionWaitRestartsOnAnswers: the limit counts from the last answer, so calls that
+// keep being answered are all waited for, however long they take together.
+func TestStdioSessionWaitRestartsOnAnswers(t *testing.T) {
+	const limit = 500 * time.Millisecond
+	s := newStdioSession()
+	const calls = 6
+	for i := 1; i <= calls; i++ {
+		_, _ = admitLine(t, s, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"ping"}`)
+	}
+	go func() {
+		for i := 1; i <= calls; i++ {
+			time.Sleep(limit * 3 / 10) // 1.8 limits in all, each answer well inside the limit
+			s.answerIn([]byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"result":{}}`))
+		}
+	}()
+	s.wait(context.Background(), limit)
+	assert.Zero(t, s.count(), "the wait outlasted the limit while answers kept coming")
+}

@@ -21,7 +21,7 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		drain   time.Duration
 	)
 	ecfg.register(fs, serverFlags)
-	fs.DurationVar(&drain, "shutdown-timeout", 10*time.Second, "when stdin ends, how long the calls still in flight may take to be answered before the server exits")
+	fs.DurationVar(&drain, "shutdown-timeout", 10*time.Second, "when stdin ends, how long to wait for the next answer to a call still in flight before the server exits (each answer restarts the wait)")
 	logging.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: pruner stdio [flags]
