@@ -42,9 +42,9 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // know of the session: the calls in flight and whether batches are still allowed.
 //
 // When r ends, the screen waits until the calls it handed on are answered (or ctx is done,
-// or drain has passed without an answer) before the SDK sees the end: the SDK drops the answers still in
-// flight when its input ends, so `pruner stdio < requests.jsonl` would otherwise lose the
-// last answers, often all of them.
+// or drain has passed without an answer) before the SDK sees the end: the SDK drops the
+// answers still in flight when its input ends, so `pruner stdio < requests.jsonl` would
+// otherwise lose the last answers, often all of them.
 func screenStdio(ctx context.Context, r io.Reader, sdk *io.PipeWriter, out io.Writer, max int, sess *stdioSession, drain time.Duration) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var line, frame []byte
@@ -272,9 +272,6 @@ func (s *stdioSession) written(n int) {
 	default:
 	}
 }
-
-// answerIn is answering and written at once: msg is out.
-func (s *stdioSession) answerIn(msg []byte) { s.written(s.answering(msg)) }
 
 // wait returns once every call handed on is answered, ctx is done, or limit has passed
 // without an answer.

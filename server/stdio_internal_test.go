@@ -240,6 +240,9 @@ func FuzzScreenAgreesWithSDK(f *testing.F) {
 	})
 }
 
+// answerIn is answering and written at once: msg is out, as answerWatch reports it.
+func (s *stdioSession) answerIn(msg []byte) { s.written(s.answering(msg)) }
+
 // admitLine screens and admits one line as screenStdio does.
 func admitLine(t *testing.T, s *stdioSession, line string) (*rpcResponse, []string) {
 	t.Helper()
