@@ -3,7 +3,8 @@
 
 The dev sets (../shared/bench) draw on ten repositories, and their held-out split on the same
 ones. This builds a third set from projects none of them covers: the patches Debian applies to
-its Python, Go and JavaScript source packages. A DEP-3 patch has a description ("Fix nil
+its source packages, by default the Python, Go and JavaScript ones (--langs adds Rust, Java,
+Ruby, PHP, C, C++, C# and shell: the grammars no dev case covers). A DEP-3 patch has a description ("Fix nil
 pointer dereference in …", "CVE-2024-36039: forbid dict parameter") and a diff, which is what a
 fix commit has, so each patch is replayed as a git commit over the upstream tarball and mined
 by `pruner bench build-commits`: goal = the patch description, text = the file before the
@@ -11,12 +12,14 @@ patch, gold = the lines it removed or modified (the rule of ../shared/bench/READ
 
 Steps (everything under --work; nothing is written into the repository):
   1. dists/<suite>/main/source/Sources.xz of each --suite: source packages in 3.0 (quilt)
-     format whose Build-Depends name dh-python/python3-all, golang-go/dh-golang, or
-     pkg-js-tools/nodejs, minus the dev sets' own repositories (--skip).
+     format whose Build-Depends mark one of --langs (LANGS: dh-python/python3-all,
+     golang-go/dh-golang, pkg-js-tools/nodejs, dh-cargo, javahelper/maven…, gem2deb,
+     pkg-php-tools; C, C++, C# and shell are read from packages no marker claims), minus the
+     dev sets' own repositories (--skip).
   2. Their debian.tar.xz: patches in series order. A patch is a case source when its
      description looks like a fix (fix, bug, crash, CVE-…, error, fail, leak, overflow, …;
-     not packaging: "debian", "lintian", "disable test"…) and it changes a .py/.go/.js/.ts
-     file outside tests, docs, examples, setup.py and conf.py. Its description, the goal,
+     not packaging: "debian", "lintian", "disable test"…) and it changes a code file of the
+     package's language outside tests, specs, docs, examples, setup.py and conf.py. Its description, the goal,
      loses DEP-3 fields (Forwarded:, Bug:, Origin:…) and diffstat lines, which would
      otherwise name the file.
   3. The upstream .orig tarball (at most --max-orig-mb), unpacked into a git repository; every
@@ -42,21 +45,42 @@ Usage:
 """
 import argparse
 import concurrent.futures
+import functools
 import gzip
 import json
 import lzma
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tarfile
+import time
 import urllib.error
 import urllib.request
 
-CODE_EXT = (".py", ".go", ".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx")
+# Languages: the Build-Depends that mark a source package as written in it (None: any package
+# no marked language claims, as C, C++ and shell packages carry no marker of their own) and the
+# file endings of its code. The first three are the twenty-fifth round's set (the default); the
+# rest are the grammars no dev case covers.
+LANGS = {
+    "go": (("golang-go", "dh-golang"), (".go",)),
+    "python": (("dh-python", "python3-all"), (".py",)),
+    "javascript": (("pkg-js-tools", "nodejs"), (".js", ".ts", ".mjs", ".cjs", ".tsx", ".jsx")),
+    "rust": (("dh-cargo", "cargo"), (".rs",)),
+    "java": (("default-jdk", "javahelper", "maven-debian-helper", "gradle-debian-helper"), (".java",)),
+    "ruby": (("gem2deb",), (".rb",)),
+    "php": (("pkg-php-tools", "dh-php"), (".php",)),
+    "c": (None, (".c", ".h")),
+    "cpp": (None, (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx")),
+    "csharp": (None, (".cs",)),
+    "shell": (None, (".sh", ".bash")),
+}
+DEFAULT_LANGS = "python,go,javascript"
 NOT_CODE = re.compile(
-    r"(^|/)(tests?|testing|testdata|docs?|examples?)/|_test\.(go|py)$|(^|/)test_[^/]*\.py$"
+    r"(^|/)(tests?|testing|testdata|docs?|examples?|spec)/|_test\.(go|py)$|(^|/)test_[^/]*\.py$"
+    r"|_spec\.rb$|Tests?\.(java|cs)$"
     r"|\.test\.[jt]s$|(^|/)setup\.py$|(^|/)conf\.py$", re.I)
 FIX = re.compile(
     r"\b(fix(es|ed)?|bug|crash|CVE-\d+|error|fail(s|ed|ure)?|incorrect|wrong|broken|regression"
@@ -80,22 +104,36 @@ def log(*a):
     print("build-debian-fixes:", *a, file=sys.stderr, flush=True)
 
 
+# The mirror's name is looked up once: tens of thousands of downloads, most of them 404s, made
+# the resolver fail lookups ("Temporary failure in name resolution") and spent most of the
+# run's time on them. A failed lookup is not cached (lru_cache keeps only answers).
+socket.getaddrinfo = functools.lru_cache(maxsize=64)(socket.getaddrinfo)
+
+
 def fetch(url, dest):
     """Download url to dest unless it is there; False on 404 and other HTTP errors. A refusal
-    is remembered in dest.failed, so a re-run skips it; delete those files to ask again."""
+    is remembered in dest.failed, so a re-run skips it; delete those files to ask again. A
+    failure to connect (the resolver or the mirror busy under many parallel downloads) is
+    tried again, and not remembered: it says nothing of the file."""
     if os.path.exists(dest):
         return True
     if os.path.exists(dest + ".failed"):
         return False
-    try:
-        with urllib.request.urlopen(url, timeout=120) as r, open(dest + ".part", "wb") as f:
-            shutil.copyfileobj(r, f)
-    except (urllib.error.URLError, OSError) as e:
-        with open(dest + ".failed", "w") as f:
-            f.write(f"{url}: {e}\n")
-        return False
-    os.replace(dest + ".part", dest)
-    return True
+    for attempt in range(5):
+        try:
+            with urllib.request.urlopen(url, timeout=120) as r, open(dest + ".part", "wb") as f:
+                shutil.copyfileobj(r, f)
+            os.replace(dest + ".part", dest)
+            return True
+        except urllib.error.HTTPError as e:
+            with open(dest + ".failed", "w") as f:
+                f.write(f"{url}: {e}\n")
+            return False
+        except (urllib.error.URLError, OSError) as e:
+            err = e
+            time.sleep(0.5 * 2 ** attempt)
+    log(f"{url}: {err} (not remembered; a re-run asks again)")
+    return False
 
 
 def stanzas(text):
@@ -112,13 +150,18 @@ def stanzas(text):
 
 
 def language(build_depends):
-    if "golang-go" in build_depends or "dh-golang" in build_depends:
-        return "go"
-    if "dh-python" in build_depends or "python3-all" in build_depends:
-        return "python"
-    if "pkg-js-tools" in build_depends or "nodejs" in build_depends:
-        return "javascript"
-    return None
+    """The marked language of a source package, "" for one no marker claims."""
+    for name, (markers, _) in LANGS.items():
+        if markers and any(m in build_depends for m in markers):
+            return name
+    return ""
+
+
+def code_ext(langs, lang):
+    """The file endings that make a patch to a package of language lang a case source."""
+    if lang:
+        return LANGS[lang][1] if lang in langs else ()
+    return tuple(e for l in langs if LANGS[l][0] is None for e in LANGS[l][1])
 
 
 def packages(args):
@@ -129,7 +172,10 @@ def packages(args):
         if not fetch(f"{args.mirror}/dists/{suite}/main/source/Sources.xz", path):
             sys.exit(f"build-debian-fixes: cannot fetch {suite}'s Sources.xz from {args.mirror}")
         for d in stanzas(lzma.open(path, "rt", encoding="utf-8", errors="replace").read()):
-            if "quilt" not in d.get("Format", "") or not language(d.get("Build-Depends", "")):
+            if "quilt" not in d.get("Format", ""):
+                continue
+            lang = language(d.get("Build-Depends", ""))
+            if not code_ext(args.langs, lang):
                 continue
             files = [f.split() for f in d.get("Files", "").split("\n") if f.strip()]
             deb = [f for f in files if f[2].endswith(".debian.tar.xz")]
@@ -137,7 +183,7 @@ def packages(args):
             if deb and orig and deb[0][2] not in seen:
                 seen.add(deb[0][2])
                 out.append(dict(pkg=d["Package"], dir=d["Directory"], deb=deb[0][2], orig=orig[0][2],
-                                orig_bytes=int(orig[0][1])))
+                                orig_bytes=int(orig[0][1]), exts=code_ext(args.langs, lang)))
     return out
 
 
@@ -165,7 +211,7 @@ def description(patch):
     return "\n".join(lines).strip()
 
 
-def fix_patches(debtar):
+def fix_patches(debtar, exts):
     """The series' patches in order, as (name, bytes), and the descriptions of those that are
     case sources, by name."""
     with tarfile.open(debtar) as tf:
@@ -184,23 +230,53 @@ def fix_patches(debtar):
         text = body.decode("utf-8", "replace")
         desc = description(text)
         touched = [p for p in re.findall(r"^\+\+\+ (\S+)", text, re.M) if p != "/dev/null"]
-        code = [p for p in touched if p.endswith(CODE_EXT) and not NOT_CODE.search(p)]
+        code = [p for p in touched if p.endswith(exts) and not NOT_CODE.search(p)]
         first = desc.split("\n", 1)[0]
         if code and len(desc) >= 20 and FIX.search(desc) and not PACKAGING.search(first):
             fixes[name] = desc
     return patches, fixes
 
 
+def touched(patches):
+    """The paths, as `patch -p1` reads them, of every file the series' patches name."""
+    need = set()
+    for _, body in patches:
+        for m in re.finditer(rb"^(?:---|\+\+\+) (\S+)", body, re.M):
+            path = m.group(1).decode("utf-8", "replace")
+            parts = path.split("/", 1)
+            if path != "/dev/null" and len(parts) == 2 and parts[1]:
+                need.add(parts[1])
+    return need
+
+
 def replay(args, p, patches, fixes):
-    """Upstream tree plus each patch as a commit; returns the repository's path or None."""
+    """The upstream files the series names, plus each patch as a commit; returns the
+    repository's path or None. Only those files are unpacked: the cases are files a patch
+    modifies, and a whole C project's tree made `git add` most of the run."""
     w = os.path.join(args.work, "trees", p["deb"])
     shutil.rmtree(w, ignore_errors=True)
     os.makedirs(w)
-    if subprocess.run(["tar", "--no-same-owner", "-xf", os.path.join(args.work, "orig", p["orig"]), "-C", w],
-                      capture_output=True).returncode:
+    need = sorted(touched(patches))
+    # Upstream tarballs hold one top directory (pkg-1.0/) or none; no wildcard crosses a '/'.
+    globs = [g for n in need for g in ("*/" + glob_escape(n), glob_escape(n))]
+    listing = os.path.join(w + ".members")
+    with open(listing, "w", encoding="utf-8") as f:
+        f.write("\n".join(globs) + "\n")
+    # tar exits 2 when a name matches nothing (a file a patch creates): judged by what it unpacked.
+    subprocess.run(["tar", "--no-same-owner", "-xf", os.path.join(args.work, "orig", p["orig"]), "-C", w,
+                    "--wildcards", "--no-wildcards-match-slash", "-T", listing], capture_output=True)
+    os.remove(listing)
+    root = None
+    for n in need:
+        if os.path.isfile(os.path.join(w, n)):
+            root = w
+            break
+        tops = [d for d in os.listdir(w) if os.path.isfile(os.path.join(w, d, n))]
+        if tops:
+            root = os.path.join(w, tops[0])
+            break
+    if root is None:
         return None
-    top = os.listdir(w)
-    root = os.path.join(w, top[0]) if len(top) == 1 and os.path.isdir(os.path.join(w, top[0])) else w
     git = lambda *a: subprocess.run(["git", "-c", "safe.directory=*", *a], cwd=root, env=GIT_ENV, capture_output=True)
     git("init", "-q")
     git("add", "-A")
@@ -211,6 +287,11 @@ def replay(args, p, patches, fixes):
         git("add", "-A")
         git("commit", "-qm", fixes[name] if ok and name in fixes else ".", "--allow-empty", "--no-verify")
     return root
+
+
+def glob_escape(name):
+    """name as a tar --wildcards pattern that matches only itself."""
+    return re.sub(r"([*?\[\\])", r"\\\1", name)
 
 
 def main():
@@ -226,7 +307,14 @@ def main():
     ap.add_argument("--skip", default=DEV_PACKAGES,
                     help="source packages left out, comma-separated (default: the dev sets' own repositories, "
                          "so the set stays out of sample: %(default)s)")
+    ap.add_argument("--langs", default=DEFAULT_LANGS,
+                    help="languages, comma-separated, of " + ", ".join(LANGS) + " (default %(default)s); "
+                         "c, cpp, csharp and shell are read from packages no other language's Build-Depends claim")
     args = ap.parse_args()
+    args.langs = [l.strip() for l in args.langs.split(",") if l.strip()]
+    unknown = [l for l in args.langs if l not in LANGS]
+    if unknown or not args.langs:
+        sys.exit(f"build-debian-fixes: --langs: unknown {', '.join(unknown) or '(none given)'}; known: {', '.join(LANGS)}")
     if not (os.path.isfile(args.pruner) and os.access(args.pruner, os.X_OK)):
         sys.exit(f"build-debian-fixes: --pruner {args.pruner} is not an executable; build it first: "
                  "go build -o /tmp/pruner ./cmd/pruner")
@@ -235,7 +323,7 @@ def main():
 
     skip = set(args.skip.split(","))
     pkgs = [p for p in packages(args) if p["pkg"] not in skip]
-    log(len(pkgs), "Python, Go and JavaScript source package versions in", args.suite)
+    log(len(pkgs), "source package versions in", args.suite, "for", ",".join(args.langs))
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
         got = list(ex.map(lambda p: fetch(f"{args.mirror}/{p['dir']}/{p['deb']}",
                                           os.path.join(args.work, "debs", p["deb"])), pkgs))
@@ -245,7 +333,7 @@ def main():
     chosen = []
     for p in pkgs:
         try:
-            patches, fixes = fix_patches(os.path.join(args.work, "debs", p["deb"]))
+            patches, fixes = fix_patches(os.path.join(args.work, "debs", p["deb"]), p["exts"])
         except (tarfile.TarError, OSError, EOFError):
             continue
         if fixes and p["orig_bytes"] <= args.max_orig_mb * 1e6:
@@ -257,11 +345,12 @@ def main():
     chosen = [c for c, ok in zip(chosen, got) if ok]
     log(len(chosen), "upstream tarballs fetched")
 
-    cases, kept, seen = [], {}, set()
-    for p, patches, fixes in sorted(chosen, key=lambda c: c[0]["deb"]):
+    def mine(c):
+        """Replay one package and mine its fixes; the case file's path, or None."""
+        p, patches, fixes = c
         root = replay(args, p, patches, fixes)
         if root is None:
-            continue
+            return None
         mined = os.path.join(args.work, "cases", p["deb"] + ".jsonl")
         r = subprocess.run([args.pruner, "bench", "build-commits", "--repo", root, "--out", mined, "--grep", r"\w{3}"],
                            capture_output=True, text=True, env=dict(os.environ, GIT_CONFIG_COUNT="1",
@@ -269,10 +358,21 @@ def main():
         shutil.rmtree(os.path.join(args.work, "trees", p["deb"]), ignore_errors=True)
         if r.returncode:
             log(p["pkg"] + ":", r.stderr.strip()[:200])
+            return None
+        return mined
+
+    # Replays run in parallel (git and patch are most of it); cases are then taken in package
+    # order, so the file is the same whatever finished first.
+    chosen.sort(key=lambda c: c[0]["deb"])
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
+        mined_files = list(ex.map(mine, chosen))
+    cases, kept, seen = [], {}, set()
+    for (p, _, _), mined in zip(chosen, mined_files):
+        if mined is None:
             continue
         for line in open(mined, encoding="utf-8"):
             c = json.loads(line)
-            if kept.get(p["pkg"], 0) >= args.per_package or not c["path"].endswith(CODE_EXT) or NOT_CODE.search(c["path"]):
+            if kept.get(p["pkg"], 0) >= args.per_package or not c["path"].endswith(p["exts"]) or NOT_CODE.search(c["path"]):
                 continue
             if not c["gold_lines"] or c["text"].count("\n") < 30:
                 continue
