@@ -90,7 +90,10 @@ DEP3_FIELD = re.compile(
     r"^\s*(Forwarded|Bug(-[A-Za-z]+)?|Origin|Last-Update|Author|From|Applied-Upstream|Reviewed-by"
     r"|Signed-off-by|Acked-by|Date|Index|Backport|Cherry-picked|Change-Id|Co-authored-by|Closes"
     r"|Upstream-Status|Debian-Bug|Reported-by|Tested-by)\s*:.*$", re.I)
-DIFFSTAT = re.compile(r"^\s*\S+\s+\|\s+\d+\s*[+-]*\s*$|^\s*\d+ files? changed")
+# git format-patch's summary: the diffstat, and the lines that name created, deleted and renamed
+# files ("create mode 100644 src/x.c"), which would hand the goal the file's path.
+DIFFSTAT = re.compile(r"^\s*\S+\s+\|\s+\d+\s*[+-]*\s*$|^\s*\d+ files? changed"
+                      r"|^\s*(create|delete) mode \d+ |^\s*(rename|copy) \S.* \(\d+%\)\s*$|^\s*mode change \d+ => \d+ ")
 # Debian's source packages of the repositories ../shared/bench draws on (swe-bench: pytest,
 # xarray, requests, seaborn, flask, astropy; commits: caddy, express, cobra; jeeves is not in
 # Debian).
