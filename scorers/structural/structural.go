@@ -203,7 +203,27 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 // outline parses lines in language l: whole up to parseLines, else in windows around the
 // best lines of h. A window with too many syntax errors contributes no units; the warning
 // is returned only when no window could be used.
+//
+// C and C++ whose syntax errors are too many are read again as their preprocessor
+// conditionals' first branches (firstBranches): conditionals that split a brace or a
+// signature between branches are most of what the C grammars cannot read.
 func (s *Scorer) outline(ctx context.Context, l *lang, path string, lines []string, h []float64) (*outline, string, error) {
+	o, warn, err := s.outlineAsIs(ctx, l, path, lines, h)
+	if err != nil || warn != WarnSyntaxErrors || (l.name != "c" && l.name != "cpp") {
+		return o, warn, err
+	}
+	fb, changed := firstBranches(lines)
+	if !changed {
+		return o, warn, err
+	}
+	// Without the path: the tree cache keeps the file as it is, for its next version.
+	if o2, warn2, err := s.outlineAsIs(ctx, l, "", fb, h); err != nil || warn2 == "" {
+		return o2, warn2, err
+	}
+	return o, warn, nil
+}
+
+func (s *Scorer) outlineAsIs(ctx context.Context, l *lang, path string, lines []string, h []float64) (*outline, string, error) {
 	if len(lines) <= parseLines {
 		return s.parse(ctx, l, path, lines)
 	}
