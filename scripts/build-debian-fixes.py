@@ -33,15 +33,21 @@ Steps (everything under --work; nothing is written into the repository):
 Needs network (the Debian mirror) through Python's urllib, plus tar, xz, patch and git.
 This is a development tool, like scripts/install-onnxruntime.sh; pruner itself never touches
 the network. What a mirror serves varies: on the project's build machine it answered for
-1,849 of the 15,159 package versions' debian tarballs in bookworm and trixie (404 for the
-rest) and for 196 upstream tarballs of at most 60 MB; the cases are in
-scorers/structural/RESULTS.md (twenty-fifth round). About 25 minutes, most of it the 404s.
+about 12% of the package versions' debian tarballs in bookworm and trixie (404 for the rest).
+The default languages take about 3 minutes (404 cases from 148 packages on 2026-11-26); the
+other eight about 10 (3,707 cases from 1,069 packages). Each case's dataset names its
+language (debian-fix-python, debian-fix-c …; a .h file counts as c), so the bench reports
+each language on rows of its own. Figures: scorers/structural/RESULTS.md (twenty-fifth and
+twenty-eighth rounds).
 
 Usage:
   go build -o /tmp/pruner ./cmd/pruner
   scripts/build-debian-fixes.py --pruner /tmp/pruner --out /tmp/debian-fixes.jsonl.gz
-  /tmp/pruner bench --data /tmp/debian-fixes.jsonl.gz --scorers heuristic,structural,bm25,oracle \
-      --modes budget --budgets 0.1,0.2,0.3
+  scripts/build-debian-fixes.py --pruner /tmp/pruner --out /tmp/debian-other.jsonl.gz \
+      --langs rust,java,ruby,php,c,cpp,csharp,shell
+  /tmp/pruner bench --data /tmp/debian-fixes.jsonl.gz --data /tmp/debian-other.jsonl.gz \
+      --scorers heuristic,structural,bm25,oracle --modes budget --budgets 0.1,0.2,0.3 \
+      --compare heuristic,structural
 """
 import argparse
 import concurrent.futures
@@ -158,6 +164,11 @@ def language(build_depends):
         if markers and any(m in build_depends for m in markers):
             return name
     return ""
+
+
+def language_of(path):
+    """The LANGS name of a case's file, by its ending ("c" for a .h file: C or C++)."""
+    return next(name for name, (_, exts) in LANGS.items() if path.endswith(exts))
 
 
 def code_ext(langs, lang):
@@ -384,7 +395,7 @@ def main():
                 continue
             seen.add(key)
             c["id"] = "debian/" + p["pkg"] + "/" + c["id"]
-            c["dataset"] = "debian-fix"
+            c["dataset"] = "debian-fix-" + language_of(c["path"])
             c.setdefault("meta", {})["debian_package"] = p["pkg"]
             cases.append(c)
             kept[p["pkg"]] = kept.get(p["pkg"], 0) + 1
