@@ -35,6 +35,21 @@ bench:
 	./bin/pruner bench --scorers $(BENCH_SCORERS) --json benchmarks/results.json --svg benchmarks/recall.svg \
 		--results benchmarks/RESULTS.md $(BENCH_FLAGS)
 
+.PHONY: bench-debian
+## bench-debian: the out-of-sample check. Build the Debian fix sets (every language: 4,111 cases
+## from 1,215 packages on 2026-11-26; needs the Debian mirror, python3, tar, xz, patch and git;
+## about 13 minutes, downloads kept in DEBIAN_DIR for the next run), then compare the code
+## scorers on them, one row per language. Nothing is written into the repository.
+DEBIAN_DIR ?= /tmp/debian-fixes
+DEBIAN_SCORERS ?= heuristic,structural,bm25,head,tail,oracle
+bench-debian:
+	go build -o bin/pruner ./cmd/pruner
+	scripts/build-debian-fixes.py --pruner bin/pruner --work $(DEBIAN_DIR) --out $(DEBIAN_DIR)/default.jsonl.gz
+	scripts/build-debian-fixes.py --pruner bin/pruner --work $(DEBIAN_DIR) --out $(DEBIAN_DIR)/other.jsonl.gz \
+		--langs rust,java,ruby,php,c,cpp,csharp,shell
+	./bin/pruner bench --data $(DEBIAN_DIR)/default.jsonl.gz --data $(DEBIAN_DIR)/other.jsonl.gz \
+		--scorers $(DEBIAN_SCORERS) --modes budget --budgets 0.1,0.2,0.3 --compare heuristic,structural $(BENCH_FLAGS)
+
 .PHONY: setup test race fuzz serve
 ## setup: everything the tests need beyond Go modules: the onnxruntime library (from npm) and
 ## the TypeScript SDK used by the interoperability test (npm ci). Idempotent.
