@@ -4,11 +4,12 @@
 The dev sets (../shared/bench) draw on ten repositories, and their held-out split on the same
 ones. This builds a third set from projects none of them covers: the patches Debian applies to
 its source packages, by default the Python, Go and JavaScript ones (--langs adds Rust, Java,
-Ruby, PHP, C, C++, C# and shell: the grammars no dev case covers). A DEP-3 patch has a description ("Fix nil
-pointer dereference in …", "CVE-2024-36039: forbid dict parameter") and a diff, which is what a
-fix commit has, so each patch is replayed as a git commit over the upstream tarball and mined
-by `pruner bench build-commits`: goal = the patch description, text = the file before the
-patch, gold = the lines it removed or modified (the rule of ../shared/bench/README.md).
+Ruby, PHP, C, C++, C# and shell: the grammars no dev case covers). A DEP-3 patch has a
+description ("Fix nil pointer dereference in …", "CVE-2024-36039: forbid dict parameter") and
+a diff, which is what a fix commit has, so each patch is replayed as a git commit over the
+upstream tarball and mined by `pruner bench build-commits`: goal = the patch description, text
+= the file before the patch, gold = the lines it removed or modified (the rule of
+../shared/bench/README.md).
 
 Steps (everything under --work; nothing is written into the repository):
   1. dists/<suite>/main/source/Sources.xz of each --suite: source packages in 3.0 (quilt)
@@ -19,12 +20,13 @@ Steps (everything under --work; nothing is written into the repository):
   2. Their debian.tar.xz: patches in series order. A patch is a case source when its
      description looks like a fix (fix, bug, crash, CVE-…, error, fail, leak, overflow, …;
      not packaging: "debian", "lintian", "disable test"…) and it changes a code file of the
-     package's language outside tests, specs, docs, examples, setup.py and conf.py. Its description, the goal,
-     loses DEP-3 fields (Forwarded:, Bug:, Origin:…) and diffstat lines, which would
-     otherwise name the file.
-  3. The upstream .orig tarball (at most --max-orig-mb), unpacked into a git repository; every
-     patch of the series applied in order (`patch -p1`), one commit each, with the description
-     as the message for case sources and "." for the rest.
+     package's language outside tests, specs, docs, examples, setup.py and conf.py. Its
+     description, the goal, loses DEP-3 fields (Forwarded:, Bug:, Origin:…) and diffstat
+     lines, which would otherwise name the file.
+  3. The files the series names, unpacked from the upstream .orig tarball (at most
+     --max-orig-mb) into a git repository; every patch of the series applied in order
+     (`patch -p1`), one commit each, with the description as the message for case sources
+     and "." for the rest.
   4. `pruner bench build-commits --grep '\\w{3}'` on that repository; cases kept when the file
      is code outside tests (as above), has 30+ lines and gold; a patch two suites' versions
      share counted once; at most --per-package cases per package, so one package cannot
@@ -99,7 +101,8 @@ DEP3_FIELD = re.compile(
 # git format-patch's summary: the diffstat, and the lines that name created, deleted and renamed
 # files ("create mode 100644 src/x.c"), which would hand the goal the file's path.
 DIFFSTAT = re.compile(r"^\s*\S+\s+\|\s+\d+\s*[+-]*\s*$|^\s*\d+ files? changed"
-                      r"|^\s*(create|delete) mode \d+ |^\s*(rename|copy) \S.* \(\d+%\)\s*$|^\s*mode change \d+ => \d+ ")
+                      r"|^\s*(create|delete) mode \d+ |^\s*(rename|copy) \S.* \(\d+%\)\s*$"
+                      r"|^\s*mode change \d+ => \d+ ")
 # Debian's source packages of the repositories ../shared/bench draws on (swe-bench: pytest,
 # xarray, requests, seaborn, flask, astropy; commits: caddy, express, cobra; jeeves is not in
 # Debian).
@@ -188,8 +191,8 @@ def packages(args):
         for d in stanzas(lzma.open(path, "rt", encoding="utf-8", errors="replace").read()):
             if "quilt" not in d.get("Format", ""):
                 continue
-            lang = language(d.get("Build-Depends", ""))
-            if not code_ext(args.langs, lang):
+            exts = code_ext(args.langs, language(d.get("Build-Depends", "")))
+            if not exts:
                 continue
             files = [f.split() for f in d.get("Files", "").split("\n") if f.strip()]
             deb = [f for f in files if f[2].endswith(".debian.tar.xz")]
@@ -197,7 +200,7 @@ def packages(args):
             if deb and orig and deb[0][2] not in seen:
                 seen.add(deb[0][2])
                 out.append(dict(pkg=d["Package"], dir=d["Directory"], deb=deb[0][2], orig=orig[0][2],
-                                orig_bytes=int(orig[0][1]), exts=code_ext(args.langs, lang)))
+                                orig_bytes=int(orig[0][1]), exts=exts))
     return out
 
 
@@ -273,7 +276,7 @@ def replay(args, p, patches, fixes):
     need = sorted(touched(patches))
     # Upstream tarballs hold one top directory (pkg-1.0/) or none; no wildcard crosses a '/'.
     globs = [g for n in need for g in ("*/" + glob_escape(n), glob_escape(n))]
-    listing = os.path.join(w + ".members")
+    listing = w + ".members"
     with open(listing, "w", encoding="utf-8") as f:
         f.write("\n".join(globs) + "\n")
     # tar exits 2 when a name matches nothing (a file a patch creates): judged by what it unpacked.

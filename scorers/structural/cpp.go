@@ -44,9 +44,9 @@ func firstBranches(lines []string) (_ []string, changed bool) {
 		out[i] = ""
 	}
 	for i := 0; i < len(lines); i++ {
-		d, ok := directive(lines[i])
+		d, _ := directive(lines[i]) // "" for a line that is none
 		kw, rest := conditional(d)
-		if !ok || kw == "" {
+		if kw == "" {
 			if skipping() {
 				blank(i)
 			}

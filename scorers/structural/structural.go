@@ -375,10 +375,7 @@ func errorShare(root *sitter.Node, n int) float64 {
 			if c.IsError() || c.IsMissing() {
 				s, e := span(c)
 				e = max(e, s+1) // a MISSING node is empty: it marks its line
-				if s < next {
-					s = next
-				}
-				if e > s {
+				if s = max(s, next); e > s {
 					bad += e - s
 					next = e
 				}
