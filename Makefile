@@ -50,22 +50,29 @@ bench-debian:
 	./bin/pruner bench --data $(DEBIAN_DIR)/default.jsonl.gz --data $(DEBIAN_DIR)/other.jsonl.gz \
 		--scorers $(DEBIAN_SCORERS) --modes budget --budgets 0.1,0.2,0.3 --compare heuristic,structural $(BENCH_FLAGS)
 
-.PHONY: setup test race fuzz serve
+.PHONY: setup test lint race fuzz serve
 ## setup: everything the tests need beyond Go modules: the onnxruntime library (from npm) and
 ## the TypeScript SDK used by the interoperability test (npm ci). Idempotent.
 setup:
 	scripts/install-onnxruntime.sh
 	cd interop && npm ci --no-audit --no-fund --loglevel=error
 
-## test: the README's test command and what CI runs: set-up, vet, every test (the fuzz
+## test: the README's test command and what CI runs: set-up, vet, staticcheck, every test (the fuzz
 ## tests run their seed corpus), then every test again under the race detector. The server
 ## prunes concurrently through parser pools, shared onnxruntime sessions, plugin clients and
 ## the recovery store, so a data race is a bug a plain run cannot see (the race pass takes
 ## about 4 minutes on 2 cores). Tests that need ../shared/bench skip without it.
 test: setup
 	go vet ./...
+	$(MAKE) --no-print-directory lint
 	go test -count=1 -timeout 40m ./...
 	$(MAKE) --no-print-directory race
+
+## lint: staticcheck (bugs, deprecated APIs, simplifications and style checks vet lacks), at a
+## pinned version fetched from the module proxy on first use; go.mod does not change. About 15 s.
+STATICCHECK_VERSION := v0.8.2
+lint:
+	go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 ## race: every test under the race detector (needs cgo and a C compiler, as the build does).
 race:

@@ -3,8 +3,8 @@ package benchmarks
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 )
 
@@ -36,13 +36,27 @@ func absStart(start string) (string, error) {
 	return filepath.Abs(start)
 }
 
-// GoSourceLines returns n lines of real Go source, the toolchain's own net/http/server.go
-// repeated as needed, for benchmarks that want realistic code without shared data. It fails
-// where GOROOT holds no sources.
-func GoSourceLines(n int) ([]string, error) {
-	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+// GoSource returns real Go source, the toolchain's own net/http/server.go (about 4,000
+// lines), for benchmarks that want realistic code without shared data. The toolchain is the
+// go command's (`go env GOROOT`), not the one this binary was built with: a test binary
+// copied elsewhere still finds it. It fails where there is no go command or no sources.
+func GoSource() ([]byte, error) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go source: go env GOROOT: %w", err)
+	}
+	src, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "src", "net", "http", "server.go"))
 	if err != nil {
 		return nil, fmt.Errorf("go source: %w", err)
+	}
+	return src, nil
+}
+
+// GoSourceLines returns n lines of GoSource, repeated as needed.
+func GoSourceLines(n int) ([]string, error) {
+	src, err := GoSource()
+	if err != nil {
+		return nil, err
 	}
 	lines := strings.Split(strings.TrimSuffix(string(src), "\n"), "\n")
 	out := make([]string, 0, n)

@@ -1,13 +1,12 @@
 package heuristic
 
 import (
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/mcp-pruner/mcp-pruner/benchmarks"
 )
 
 // TestGoalAndLineSplitAgree: a goal identifier and the same identifier in a line must yield
@@ -85,7 +84,7 @@ func FuzzLineSplitAgreesWithGoalSplit(f *testing.F) {
 // BenchmarkAppendTerms is the term scan alone, on real Go source (net/http/server.go of the
 // toolchain): the part of scoring that reads every byte.
 func BenchmarkAppendTerms(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
+	src, err := benchmarks.GoSource()
 	if err != nil {
 		b.Skipf("no Go source to benchmark on: %v", err)
 	}

@@ -213,6 +213,6 @@ func scoreWithin(ctx context.Context, s engine.Scorer, req *engine.ScoreRequest)
 	case o := <-done:
 		return o.resp, o.err
 	case <-timer.C:
-		return nil, fmt.Errorf("Score did not return within %s", Watchdog)
+		return nil, fmt.Errorf("the scorer's Score did not return within %s", Watchdog)
 	}
 }
