@@ -70,6 +70,10 @@ const DefaultThreshold = 0.5
 // ErrUnknownScorer is returned (wrapped) when a scorer name is not registered.
 var ErrUnknownScorer = errors.New("unknown scorer")
 
+// ErrScorerNotAllowed is returned (wrapped) when a "family:arg" spec names a family the
+// registry knows with an argument it was not allowed to build (Registry.Allow).
+var ErrScorerNotAllowed = errors.New("scorer not allowed")
+
 // Factory builds a scorer from the argument of a "family:arg" spec (e.g. "onnx:models/x").
 type Factory func(ctx context.Context, arg string) (Scorer, error)
 
@@ -81,6 +85,11 @@ type Registry struct {
 	built     map[string]Scorer
 	defaultBy map[SourceType]string
 	fallback  string
+	// limited is set by Allow: from then on Get builds only the family specs in allowed,
+	// and every argument of the families in open.
+	limited bool
+	allowed map[string]bool
+	open    map[string]bool
 }
 
 type familyEntry struct {
@@ -153,7 +162,46 @@ func (r *Registry) DefaultFor(t SourceType) string {
 	return r.fallback
 }
 
-// Get returns the scorer for spec: a registered name, or "family:arg" built on first use.
+// Allow limits the "family:arg" specs Get builds to those named: an exact spec
+// ("onnx:models/linerank"), or "family:*" for every argument of a family. Scorers registered
+// by name and specs already built are unaffected; each call adds to what the last allowed.
+// Without a call every spec is built, which suits a command whose user is its operator. A
+// server calls it before it serves, because a family's argument can be a directory to load
+// or a URL to call, and a client must not pick those. A spec of no registered family is an
+// error (an operator's typo).
+func (r *Registry) Allow(specs ...string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.allowed == nil {
+		r.allowed, r.open = map[string]bool{}, map[string]bool{}
+	}
+	for _, spec := range specs {
+		prefix, arg, _ := strings.Cut(spec, ":")
+		if _, ok := r.families[prefix]; !ok || arg == "" {
+			return fmt.Errorf("allow %q: %w: want FAMILY:ARG or FAMILY:* for a family of %s", spec, ErrUnknownScorer, r.familiesLocked())
+		}
+		if arg == "*" {
+			r.open[prefix] = true
+		} else {
+			r.allowed[spec] = true
+		}
+	}
+	r.limited = true
+	return nil
+}
+
+// familiesLocked lists the registered families' prefixes, sorted.
+func (r *Registry) familiesLocked() string {
+	names := make([]string, 0, len(r.families))
+	for p := range r.families {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// Get returns the scorer for spec: a registered name, or "family:arg" built on first use
+// (when Allow has not limited it).
 func (r *Registry) Get(ctx context.Context, spec string) (Scorer, error) {
 	r.mu.Lock()
 	if s, ok := r.scorers[spec]; ok {
@@ -170,6 +218,10 @@ func (r *Registry) Get(ctx context.Context, spec string) (Scorer, error) {
 		err := r.unknownLocked(spec, prefix, ok)
 		r.mu.Unlock()
 		return nil, err
+	}
+	if r.limited && !r.allowed[spec] && !r.open[prefix] {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("scorer %q: %w: this server builds %s: scorers only for the arguments its operator allowed", spec, ErrScorerNotAllowed, prefix)
 	}
 	r.mu.Unlock()
 	// Build outside the lock: a factory may start a process or load a model.

@@ -66,7 +66,7 @@ func toRPCError(err error) *rpcError {
 		return &rpcError{Code: codeInvalidParams, Message: err.Error(), Data: fieldData{Code: "unknown_tool", Field: "name", Tool: ut.name}}
 	case errors.As(err, &fe):
 		return &rpcError{Code: codeInvalidParams, Message: fe.Error(), Data: fieldData{Code: "invalid_params", Field: fe.Field}}
-	case errors.Is(err, engine.ErrUnknownScorer):
+	case errors.Is(err, engine.ErrUnknownScorer), errors.Is(err, engine.ErrScorerNotAllowed):
 		return &rpcError{Code: codeInvalidParams, Message: "invalid scorer: " + err.Error(), Data: fieldData{Code: "invalid_params", Field: "scorer"}}
 	case errors.As(err, &nf):
 		return &rpcError{Code: codeNotFound, Message: "prune_id_not_found", Data: map[string]string{"code": "prune_id_not_found", "prune_id": nf.PruneID}}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -49,4 +50,52 @@ func TestStdioShutdownTimeoutMustBePositive(t *testing.T) {
 	code, _, stderr := runCLI(t, "", "stdio", "--shutdown-timeout", "0s")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "--shutdown-timeout must be positive")
+}
+
+// TestServerRequestsCannotPickWhatItLoads: a request's scorer may be any registered scorer,
+// but an onnx:DIR or swepruner:URL only when the operator allowed it (--allow-scorers or
+// --scorer); otherwise the call is refused as a bad "scorer" and nothing is opened or called.
+func TestServerRequestsCannotPickWhatItLoads(t *testing.T) {
+	dir := t.TempDir() // no model.json: a factory that ran would say so
+	call := func(id int, scorer string) string {
+		args, err := json.Marshal(map[string]any{
+			"text": "a\nb\n", "goal_hint": "b", "source_type": "logs", "scorer": scorer,
+			"options": map[string]any{"max_prune_ratio": 0.5, "min_keep_lines": 1, "timeout_ms": 5000, "annotate_lines": false, "include_markers": true},
+		})
+		require.NoError(t, err)
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"prune_text","arguments":%s}}`, id, args)
+	}
+	session := func(calls ...string) string {
+		return strings.Join(append([]string{
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}`,
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		}, calls...), "\n") + "\n"
+	}
+	answers := func(stdout string) map[int]string {
+		out := map[int]string{}
+		for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+			var a struct {
+				ID int `json:"id"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(line), &a), line)
+			out[a.ID] = line
+		}
+		return out
+	}
+
+	code, stdout, stderr := runCLI(t, session(call(2, "onnx:"+dir), call(3, "swepruner:http://127.0.0.1:9/steal"), call(4, "heuristic")),
+		"stdio", "--log-level", "error")
+	require.Equal(t, 0, code, stderr)
+	got := answers(stdout)
+	for _, id := range []int{2, 3} {
+		assert.Contains(t, got[id], `"code":-32602`, "refused as a bad argument")
+		assert.Contains(t, got[id], `"field":"scorer"`)
+		assert.Contains(t, got[id], "not allowed")
+		assert.NotContains(t, got[id], "model.json", "the directory was never opened")
+	}
+	assert.Contains(t, got[4], `"pruned_text"`, "registered scorers stay open to requests")
+
+	code, stdout, stderr = runCLI(t, session(call(2, "onnx:"+dir)), "stdio", "--log-level", "error", "--allow-scorers", "onnx:"+dir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, answers(stdout)[2], "model.json", "an allowed spec is built (and here fails on the empty directory)")
 }

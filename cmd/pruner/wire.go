@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
@@ -27,6 +28,10 @@ type engineConfig struct {
 	pluginsFile   string
 	onnxLib       string
 	onnxThreads   int
+	// serving: the command answers clients, so the family specs their requests may name
+	// are limited to plugin:*, --scorer's and allowScorers (Registry.Allow).
+	serving      bool
+	allowScorers string
 }
 
 // engineFlags says which engine flags a command offers. The scorer registry's flags (--scorer,
@@ -52,6 +57,8 @@ func (c *engineConfig) register(fs *flag.FlagSet, set engineFlags) {
 		fs.StringVar(&c.encoding, "encoding", c.encoding, "tiktoken encoding for token stats: cl100k_base or o200k_base (env MCP_PRUNER_ENCODING)")
 	}
 	if set >= serverFlags {
+		c.serving = true
+		fs.StringVar(&c.allowScorers, "allow-scorers", "", "comma-separated scorer specs with an argument that a request's \"scorer\" may name besides the registered scorers, plugin:NAME and --scorer: onnx:DIR, swepruner:URL, or FAMILY:* for any argument (a client could then make the server load any directory or call any URL); default none (env MCP_PRUNER_ALLOW_SCORERS)")
 		fs.DurationVar(&c.ttl, "ttl", c.ttl, "how long a prune_id can be recovered (env MCP_PRUNER_PRUNE_ID_TTL_S, in seconds)")
 		fs.Int64Var(&c.storeBytes, "store-bytes", c.storeBytes, "recovery store cap in bytes: each distinct text counts once, each prune its id and ~160 bytes more; least recently used prunes are evicted beyond it (env MCP_PRUNER_STORE_BYTES)")
 	}
@@ -75,6 +82,7 @@ func (c *engineConfig) applyEnv() error {
 	}
 	envString("MCP_PRUNER_ENCODING", &c.encoding)
 	envString("MCP_PRUNER_SCORER", &c.scorer)
+	envString("MCP_PRUNER_ALLOW_SCORERS", &c.allowScorers)
 	envString("MCP_PRUNER_PLUGINS", &c.pluginsFile)
 	envString(onnx.LibraryEnv, &c.onnxLib)
 	return envInt64(onnxThreadsEnv, 1, math.MaxInt32, positive, func(n int64) { c.onnxThreads = int(n) })
@@ -140,6 +148,22 @@ func newRegistry(c *engineConfig) (*engine.Registry, error) {
 	return reg, nil
 }
 
+// allowedSpecs is what a server's clients may name beyond the registered scorers: every
+// plugin of the plugins file and every built-in as a plugin (names the operator chose), the
+// operator's --scorer, and --allow-scorers.
+func allowedSpecs(c *engineConfig) []string {
+	specs := []string{pluginFamily + ":*"}
+	if strings.Contains(c.scorer, ":") {
+		specs = append(specs, c.scorer)
+	}
+	for _, s := range strings.Split(c.allowScorers, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			specs = append(specs, s)
+		}
+	}
+	return specs
+}
+
 // built is a ready engine with the pieces commands need to reach directly.
 type built struct {
 	engine *engine.Engine
@@ -163,6 +187,11 @@ func buildEngine(ctx context.Context, c *engineConfig) (*built, error) {
 	if c.scorer != "" {
 		if _, err := reg.Get(ctx, c.scorer); err != nil {
 			return nil, usagef("--scorer: %v", err)
+		}
+	}
+	if c.serving {
+		if err := reg.Allow(allowedSpecs(c)...); err != nil {
+			return nil, usagef("--allow-scorers: %v", err)
 		}
 	}
 	store := engine.NewMemoryStore(c.ttl, c.storeBytes, nil)

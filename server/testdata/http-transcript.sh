@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Replays the HTTP transcript of server/README-snippet.md against a running "pruner serve"
+# Replays the HTTP transcript of server/README.md ("Calling it over HTTP") against a running "pruner serve"
 # on 127.0.0.1:8006 (needs curl and jq). Run from the repository root:
-#   pruner serve & bash server/testdata/http-transcript.sh
+#   pruner serve --scorer heuristic & bash server/testdata/http-transcript.sh
 set -euo pipefail
 cd "$(dirname "$0")"
 URL=${URL:-http://127.0.0.1:8006}
