@@ -71,15 +71,15 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := cfg.applyEnv(); err != nil {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := cfg.applyEnv(explicitFlags(fs)); err != nil {
 		return err
 	}
 	if v, ok := os.LookupEnv("MCP_PRUNER_BENCH_DATA"); ok && *dataDir == "" {
 		*dataDir = v
-	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
 	}
 	if len(pos) > 0 {
 		return usagef("unexpected argument %q (case files go in --data)", pos[0])

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 )
 
@@ -63,6 +64,9 @@ func main() {
 // run dispatches to a subcommand and turns its error into an exit code: 2 for usage errors,
 // 1 for everything else.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "-v") {
+		args = []string{"version"}
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		if len(args) == 0 {
@@ -79,7 +83,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		case err == nil, errors.Is(err, flag.ErrHelp):
 			return 0
 		case errors.As(err, new(*usageError)):
-			fmt.Fprintf(stderr, "pruner %s: %v\n", c.name, err)
+			var ue *usageError
+			if errors.As(err, &ue) && !ue.shown {
+				fmt.Fprintf(stderr, "pruner %s: %v\n", c.name, err)
+			}
 			return 2
 		default:
 			fmt.Fprintf(stderr, "pruner %s: %v\n", c.name, err)
@@ -91,31 +98,87 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return 2
 }
 
-// usageError is a bad command line; it exits with status 2.
-type usageError struct{ msg string }
+// usageError is a bad command line; it exits with status 2. shown: the flag package has
+// already printed it, with the command's usage, so it is not printed again.
+type usageError struct {
+	msg   string
+	shown bool
+}
 
 func (e *usageError) Error() string { return e.msg }
 
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
+
+// parseError is fs.Parse's error as a usage error the flag package has already printed
+// (with the usage); flag.ErrHelp stays itself, so --help exits 0.
+func parseError(err error) error {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return &usageError{msg: err.Error(), shown: true}
+}
+
+// env reads MCP_PRUNER_* variables into the settings whose flag the command line did not
+// set, so a flag wins over its variable, even over a malformed one.
+type env struct {
+	explicit map[string]bool
+}
+
+// explicitFlags is the env of a parsed command line.
+func explicitFlags(fs *flag.FlagSet) env {
+	e := env{explicit: map[string]bool{}}
+	fs.Visit(func(f *flag.Flag) { e.explicit[f.Name] = true })
+	return e
+}
+
+// str sets *dst to variable name when it is set (even to "") and flag was not given.
+func (e env) str(name, flag string, dst *string) {
+	if e.explicit[flag] {
+		return
+	}
+	if v, ok := os.LookupEnv(name); ok {
+		*dst = v
+	}
+}
+
+// int64 reads the integer variable name, if set and flag was not given, into set; a value
+// that is not an integer in [lo, hi] is a usage error "NAME="value": want".
+func (e env) int64(name, flag string, lo, hi int64, want string, set func(int64)) error {
+	if e.explicit[flag] {
+		return nil
+	}
+	v, ok := os.LookupEnv(name)
+	if !ok {
+		return nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < lo || n > hi {
+		return usagef("%s=%q: %s", name, v, want)
+	}
+	set(n)
+	return nil
+}
 
 func runVersion(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) error {
 	_, err := fmt.Fprintf(stdout, "pruner %s\n", version)
 	return err
 }
 
-// parseFlags applies each configuration's environment variables (flags parsed after them
-// win), parses args and rejects positional arguments, for commands that take none.
-func parseFlags(fs *flag.FlagSet, args []string, envs ...interface{ applyEnv() error }) error {
-	for _, e := range envs {
-		if err := e.applyEnv(); err != nil {
-			return err
-		}
-	}
+// parseFlags parses the command line, then applies each configuration's environment variables
+// to the settings it left alone (a flag wins over its variable, and --help works whatever the
+// environment holds), and refuses positional arguments, for commands that take none.
+func parseFlags(fs *flag.FlagSet, args []string, envs ...interface{ applyEnv(env) error }) error {
 	if err := fs.Parse(args); err != nil {
-		return err
+		return parseError(err)
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments %q", fs.Args())
+	}
+	e := explicitFlags(fs)
+	for _, c := range envs {
+		if err := c.applyEnv(e); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -126,7 +189,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			return nil, parseError(err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

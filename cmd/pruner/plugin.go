@@ -187,7 +187,7 @@ func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 `)
 	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		return parseError(err)
 	}
 	switch sub := fs.Arg(0); {
 	case sub == "serve" && fs.NArg() == 2:
@@ -208,7 +208,7 @@ func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 // servePlugin serves one scorer of this binary's registry until the host closes it.
 func servePlugin(ctx context.Context, name string) error {
 	var cfg engineConfig
-	if err := cfg.applyEnv(); err != nil {
+	if err := cfg.applyEnv(env{}); err != nil {
 		return err
 	}
 	cfg.scorer = "" // the host's default is not ours to check

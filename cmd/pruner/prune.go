@@ -27,7 +27,7 @@ func runPrune(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		annotate   = fs.Bool("annotate-lines", false, "prefix kept lines with their original number, \"N│ \"")
 		markers    = fs.Bool("markers", def.IncludeMarkers, "insert a ⟦PRUNÉ …⟧ marker line for each cut run")
 		threshold  = fs.Float64("threshold", -1, "keep lines scored at or above this (0..1; default: the scorer's own)")
-		budget     = fs.Int("token-budget", 0, "cap the output at this many tokens (best effort against protected lines)")
+		budget     = fs.Int("token-budget", 0, "cap the output at this many tokens (protected lines are kept even past it); with a budget, --max-prune-ratio and --min-keep-lines default to 1 and 0 so the budget decides")
 		language   = fs.String("language", "", "language hint for code (e.g. go, python); default from the file name")
 		asJSON     = fs.Bool("json", false, "print the prune_text JSON payload (prune_id, pruned_text, annotations, stats, warnings)")
 	)
@@ -38,21 +38,34 @@ func runPrune(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 Prints FILE (or stdin) cut down to the lines relevant to --goal. Cut runs become one-line
 markers "⟦PRUNÉ: prune_id=… lignes A-B (N) raison=…⟧"; with --json the payload also has the
 annotations, token stats and warnings. Failures (timeout, oversize, scorer error) print the text
-unchanged and say why in the warnings (on stderr without --json).
+unchanged and say why in the warnings (on stderr without --json). Nothing is kept once the
+command exits: a marker's prune_id is recoverable only from a server (pruner serve, stdio);
+here, the file itself is the original.
 
 Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := cfg.applyEnv(); err != nil {
-		return err
-	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	if *goal == "" {
-		return usagef("--goal is required")
+	if err := cfg.applyEnv(explicitFlags(fs)); err != nil {
+		return err
+	}
+	if strings.TrimSpace(*goal) == "" {
+		return usagef("--goal is required, and not blank: it is what the lines are scored against")
+	}
+	if *budget > 0 {
+		// A budget is the reader's word on how much to keep: the command line's own floors
+		// give way unless they were asked for.
+		explicit := explicitFlags(fs).explicit
+		if !explicit["max-prune-ratio"] {
+			*maxRatio = 1
+		}
+		if !explicit["min-keep-lines"] {
+			*minKeep = 0
+		}
 	}
 	if len(pos) > 1 {
 		return usagef("at most one FILE, got %d", len(pos))
@@ -102,10 +115,12 @@ Flags:
 		return err
 	}
 	if !strings.HasSuffix(res.PrunedText, "\n") && res.PrunedText != "" {
-		fmt.Fprintln(stdout)
+		// stdout stays byte for byte the answer (a text returned unchanged is the input);
+		// on a terminal the summary still starts on a line of its own.
+		fmt.Fprintln(stderr)
 	}
 	s := res.Stats
-	fmt.Fprintf(stderr, "pruner: kept %d of %d lines, %d → %d tokens, prune_id %s", s.KeptLines, s.OriginalLines, s.TokensEstBefore, s.TokensEstAfter, res.PruneID)
+	fmt.Fprintf(stderr, "pruner: kept %d of %d lines, %d → %d tokens", s.KeptLines, s.OriginalLines, s.TokensEstBefore, s.TokensEstAfter)
 	if len(res.Warnings) > 0 {
 		fmt.Fprintf(stderr, ", warnings: %s", strings.Join(res.Warnings, ", "))
 	}

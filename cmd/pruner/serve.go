@@ -46,26 +46,30 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	c.logging.register(fs)
 }
 
-func (c *serveConfig) applyEnv() error {
-	if v, ok := os.LookupEnv("MCP_PRUNER_HOST"); ok {
+func (c *serveConfig) applyEnv(e env) error {
+	if v, ok := os.LookupEnv("MCP_PRUNER_HOST"); ok && !e.explicit["host"] && !e.explicit["addr"] {
 		if strings.TrimSpace(v) == "" {
 			return usagef("MCP_PRUNER_HOST is set but empty")
 		}
 		c.host = v
 	}
-	if err := envInt64("MCP_PRUNER_PORT", 0, 65535, "want a port number 0..65535", func(n int64) { c.port = int(n) }); err != nil {
+	portFlag := "port"
+	if e.explicit["addr"] {
+		portFlag = "addr" // --addr says the port too
+	}
+	if err := e.int64("MCP_PRUNER_PORT", portFlag, 0, 65535, "want a port number 0..65535", func(n int64) { c.port = int(n) }); err != nil {
 		return err
 	}
-	envString("MCP_PRUNER_AUTH_TOKEN", &c.authToken)
-	envString("MCP_PRUNER_ALLOWED_HOSTS", &c.allowedHosts)
-	envString("MCP_PRUNER_ALLOWED_ORIGINS", &c.allowedOrigins)
-	if err := envInt64("MCP_PRUNER_MAX_BODY_BYTES", 1, math.MaxInt64, "want a positive integer", func(n int64) { c.maxBodyBytes = n }); err != nil {
+	e.str("MCP_PRUNER_AUTH_TOKEN", "auth-token", &c.authToken)
+	e.str("MCP_PRUNER_ALLOWED_HOSTS", "allowed-hosts", &c.allowedHosts)
+	e.str("MCP_PRUNER_ALLOWED_ORIGINS", "allowed-origins", &c.allowedOrigins)
+	if err := e.int64("MCP_PRUNER_MAX_BODY_BYTES", "max-body-bytes", 1, math.MaxInt64, "want a positive integer", func(n int64) { c.maxBodyBytes = n }); err != nil {
 		return err
 	}
-	if err := envInt64("MCP_PRUNER_MAX_CONCURRENT_PRUNES", 1, math.MaxInt32, "want a positive integer", func(n int64) { c.maxConcurrent = int(n) }); err != nil {
+	if err := e.int64("MCP_PRUNER_MAX_CONCURRENT_PRUNES", "max-concurrent-prunes", 1, math.MaxInt32, "want a positive integer", func(n int64) { c.maxConcurrent = int(n) }); err != nil {
 		return err
 	}
-	return c.logging.applyEnv()
+	return c.logging.applyEnv(e)
 }
 
 // listenAddr validates the address flags and returns host:port.
@@ -184,20 +188,20 @@ type logConfig struct {
 }
 
 func (c *logConfig) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.level, "log-level", "info", "debug, info, warn or error; debug adds one line per HTTP request (env MCP_PRUNER_LOG_LEVEL)")
+	fs.StringVar(&c.level, "log-level", "info", "debug, info, warn or error; under serve, debug adds one line per HTTP request and one each time the prune slots widen or narrow (env MCP_PRUNER_LOG_LEVEL)")
 	fs.StringVar(&c.format, "log-format", "text", "text or json (env MCP_PRUNER_LOG_FORMAT)")
 }
 
-func (c *logConfig) applyEnv() error {
-	envString("MCP_PRUNER_LOG_LEVEL", &c.level)
-	envString("MCP_PRUNER_LOG_FORMAT", &c.format)
+func (c *logConfig) applyEnv(e env) error {
+	e.str("MCP_PRUNER_LOG_LEVEL", "log-level", &c.level)
+	e.str("MCP_PRUNER_LOG_FORMAT", "log-format", &c.format)
 	return nil
 }
 
 func (c *logConfig) logger(w io.Writer) (*slog.Logger, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(c.level)); err != nil {
-		return nil, usagef("--log-level %q: want debug, info, warn or error", c.level)
+		return nil, usagef("--log-level (MCP_PRUNER_LOG_LEVEL) %q: want debug, info, warn or error", c.level)
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	switch c.format {
@@ -206,6 +210,6 @@ func (c *logConfig) logger(w io.Writer) (*slog.Logger, error) {
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	default:
-		return nil, usagef("--log-format %q: want text or json", c.format)
+		return nil, usagef("--log-format (MCP_PRUNER_LOG_FORMAT) %q: want text or json", c.format)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -68,46 +66,24 @@ func (c *engineConfig) register(fs *flag.FlagSet, set engineFlags) {
 	fs.IntVar(&c.onnxThreads, "onnx-threads", max(c.onnxThreads, 1), "intra-op threads of one onnxruntime run (env MCP_PRUNER_ONNX_THREADS)")
 }
 
-// applyEnv reads the MCP_PRUNER_* variables into c; call it before fs.Parse so flags win.
-func (c *engineConfig) applyEnv() error {
+// applyEnv reads the MCP_PRUNER_* variables into the settings whose flags e did not see.
+func (c *engineConfig) applyEnv(e env) error {
 	const positive = "want a positive integer"
-	if err := envInt64("MCP_PRUNER_MAX_INPUT_CHARS", 1, math.MaxInt32, positive, func(n int64) { c.maxInputChars = int(n) }); err != nil {
+	if err := e.int64("MCP_PRUNER_MAX_INPUT_CHARS", "max-input-chars", 1, math.MaxInt32, positive, func(n int64) { c.maxInputChars = int(n) }); err != nil {
 		return err
 	}
-	if err := envInt64("MCP_PRUNER_PRUNE_ID_TTL_S", 1, math.MaxInt32, "want an integer number of seconds >= 1", func(n int64) { c.ttl = time.Duration(n) * time.Second }); err != nil {
+	if err := e.int64("MCP_PRUNER_PRUNE_ID_TTL_S", "ttl", 1, math.MaxInt32, "want an integer number of seconds >= 1", func(n int64) { c.ttl = time.Duration(n) * time.Second }); err != nil {
 		return err
 	}
-	if err := envInt64("MCP_PRUNER_STORE_BYTES", 1, math.MaxInt64, positive, func(n int64) { c.storeBytes = n }); err != nil {
+	if err := e.int64("MCP_PRUNER_STORE_BYTES", "store-bytes", 1, math.MaxInt64, positive, func(n int64) { c.storeBytes = n }); err != nil {
 		return err
 	}
-	envString("MCP_PRUNER_ENCODING", &c.encoding)
-	envString("MCP_PRUNER_SCORER", &c.scorer)
-	envString("MCP_PRUNER_ALLOW_SCORERS", &c.allowScorers)
-	envString("MCP_PRUNER_PLUGINS", &c.pluginsFile)
-	envString(onnx.LibraryEnv, &c.onnxLib)
-	return envInt64(onnxThreadsEnv, 1, math.MaxInt32, positive, func(n int64) { c.onnxThreads = int(n) })
-}
-
-// envString sets *dst to the environment variable name when it is set (even to "").
-func envString(name string, dst *string) {
-	if v, ok := os.LookupEnv(name); ok {
-		*dst = v
-	}
-}
-
-// envInt64 reads the integer environment variable name, if set, into set; a value that is not
-// an integer in [lo, hi] is a usage error "NAME="value": want".
-func envInt64(name string, lo, hi int64, want string, set func(int64)) error {
-	v, ok := os.LookupEnv(name)
-	if !ok {
-		return nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < lo || n > hi {
-		return usagef("%s=%q: %s", name, v, want)
-	}
-	set(n)
-	return nil
+	e.str("MCP_PRUNER_ENCODING", "encoding", &c.encoding)
+	e.str("MCP_PRUNER_SCORER", "scorer", &c.scorer)
+	e.str("MCP_PRUNER_ALLOW_SCORERS", "allow-scorers", &c.allowScorers)
+	e.str("MCP_PRUNER_PLUGINS", "plugins", &c.pluginsFile)
+	e.str(onnx.LibraryEnv, "onnxruntime-lib", &c.onnxLib)
+	return e.int64(onnxThreadsEnv, "onnx-threads", 1, math.MaxInt32, positive, func(n int64) { c.onnxThreads = int(n) })
 }
 
 // validate checks values after flag parsing.
@@ -178,7 +154,7 @@ func buildEngine(ctx context.Context, c *engineConfig) (*built, error) {
 	}
 	tok, err := tokenizer.Load(c.encoding)
 	if err != nil {
-		return nil, usagef("--encoding: %v", err)
+		return nil, usagef("--encoding (MCP_PRUNER_ENCODING): %v", err)
 	}
 	reg, err := newRegistry(c)
 	if err != nil {
@@ -186,12 +162,12 @@ func buildEngine(ctx context.Context, c *engineConfig) (*built, error) {
 	}
 	if c.scorer != "" {
 		if _, err := reg.Get(ctx, c.scorer); err != nil {
-			return nil, usagef("--scorer: %v", err)
+			return nil, usagef("--scorer (MCP_PRUNER_SCORER): %v", err)
 		}
 	}
 	if c.serving {
 		if err := reg.Allow(allowedSpecs(c)...); err != nil {
-			return nil, usagef("--allow-scorers: %v", err)
+			return nil, usagef("--allow-scorers (MCP_PRUNER_ALLOW_SCORERS): %v", err)
 		}
 	}
 	store := engine.NewMemoryStore(c.ttl, c.storeBytes, nil)
