@@ -401,7 +401,8 @@ func TestMemoryStoreTTLAndEviction(t *testing.T) {
 	assert.Equal(t, "aaaa", got)
 	assert.Equal(t, 2*entry, s.Bytes())
 
-	require.NoError(t, s.Put(ctx, "huge", strings.Repeat("x", int(2*entry))))
+	err = s.Put(ctx, "huge", strings.Repeat("x", int(2*entry)))
+	assert.ErrorIs(t, err, engine.ErrTooLargeToStore, "Put says it could not keep the text")
 	_, err = s.Get(ctx, "huge")
 	assert.ErrorIs(t, err, engine.ErrPruneIDNotFound, "a text over the whole cap is not kept")
 	_, err = s.Get(ctx, "a")

@@ -170,7 +170,8 @@ func (e *Engine) Recover(ctx context.Context, id string, ranges []Range, withLin
 
 // Prune prunes req.Text. It returns an error only for an invalid request (a *FieldError)
 // or an unknown scorer; every runtime failure (oversize, timeout, scorer error or panic,
-// unmet constraints) gives a fail-open Result with used_fallback and a warning code.
+// unmet constraints, an original the store cannot keep) gives a fail-open Result with
+// used_fallback and a warning code.
 func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err error) {
 	start := e.now()
 	var id string
@@ -182,9 +183,12 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 			if id == "" {
 				id = NewPruneID()
 			}
-			_ = e.store.Put(ctx, id, req.Text)
+			warnings := []string{WarnInternalError}
+			if e.store.Put(ctx, id, req.Text) != nil {
+				warnings = append(warnings, WarnRecoveryUnavailable)
+			}
 			est := (len(req.Text) + 3) / 4
-			res, err = e.fallback(id, req.Text, start, est, WarnInternalError), nil
+			res, err = e.fallback(id, req.Text, start, est, warnings...), nil
 		}
 	}()
 	id = e.newID()
@@ -192,7 +196,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 		// Checked before the options (as the reference does): the text is stored so the id
 		// still recovers, and comes back unchanged.
 		if err := e.store.Put(ctx, id, req.Text); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
+			return e.fallback(id, req.Text, start, -1, WarnInputTooLarge, WarnRecoveryUnavailable), nil
 		}
 		return e.fallback(id, req.Text, start, -1, WarnInputTooLarge), nil
 	}
@@ -217,7 +221,8 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 		return nil, err
 	}
 	if err := e.store.Put(ctx, id, req.Text); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+		// Every cut must be recoverable: lines the store cannot give back are not cut.
+		return e.fallback(id, req.Text, start, -1, WarnRecoveryUnavailable), nil
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(req.Options.TimeoutMS)*time.Millisecond)
@@ -302,12 +307,13 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 
 // Fallback stores text and returns the seed's fail-open result for it with warning, as Prune
 // would: for callers that must give up before a prune starts (e.g. a request that timed out
-// waiting in a server's queue).
+// waiting in a server's queue). A text the store refuses adds WarnRecoveryUnavailable; the
+// error is always nil.
 func (e *Engine) Fallback(ctx context.Context, text, warning string) (*Result, error) {
 	start := e.now()
 	id := e.newID()
 	if err := e.store.Put(ctx, id, text); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+		return e.fallback(id, text, start, -1, warning, WarnRecoveryUnavailable), nil
 	}
 	return e.fallback(id, text, start, -1, warning), nil
 }
@@ -553,7 +559,7 @@ func ratio6(a, b int) float64 {
 }
 
 // fallback is the seed's no-op result. tokens < 0 means "not counted yet".
-func (e *Engine) fallback(id, text string, start time.Time, tokens int, warning string) *Result {
+func (e *Engine) fallback(id, text string, start time.Time, tokens int, warnings ...string) *Result {
 	if tokens < 0 {
 		tokens = e.tokens.Count(text)
 	}
@@ -566,7 +572,7 @@ func (e *Engine) fallback(id, text string, start time.Time, tokens int, warning 
 		PruneID:     id,
 		PrunedText:  text,
 		Annotations: []Annotation{},
-		Warnings:    []string{warning},
+		Warnings:    warnings,
 		Kept:        kept,
 		Stats: Stats{
 			OriginalLines: n, KeptLines: n, PrunedLines: 0, PrunedRatio: 0,

@@ -17,10 +17,16 @@ var (
 	ErrInvalidRange    = errors.New("invalid_range")
 )
 
+// ErrTooLargeToStore is wrapped by a Put that refuses a text larger than the store's whole
+// capacity.
+var ErrTooLargeToStore = errors.New("text larger than the recovery store")
+
 // Store keeps original texts for recovery. Implementations must be safe for concurrent use;
 // the in-memory one is MemoryStore, and a shared store can implement the same interface.
 type Store interface {
-	// Put stores text under id.
+	// Put stores text under id, or returns an error when it cannot (then the id will not be
+	// found). The engine does not cut lines it could not give back: a prune whose original
+	// Put refuses fails open with WarnRecoveryUnavailable.
 	Put(ctx context.Context, id, text string) error
 	// Get returns the text stored under id, or an error wrapping ErrPruneIDNotFound.
 	Get(ctx context.Context, id string) (string, error)
@@ -107,16 +113,16 @@ func NewMemoryStore(ttl time.Duration, maxBytes int64, now func() time.Time) *Me
 // entryCost is what an entry counts against the cap besides its text.
 func entryCost(id string) int64 { return int64(len(id)) + StoreEntryOverhead }
 
-// Put stores text. A text larger than the whole cap is not kept (its id will not be found),
-// rather than evicting everything else.
+// Put stores text. A text larger than the whole cap is not kept, rather than evicting
+// everything else: Put returns an error wrapping ErrTooLargeToStore, and id is not found.
 func (s *MemoryStore) Put(_ context.Context, id, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if el, ok := s.byID[id]; ok {
 		s.remove(el)
 	}
-	if entryCost(id)+int64(len(text)) > s.maxBytes {
-		return nil
+	if need := entryCost(id) + int64(len(text)); need > s.maxBytes {
+		return fmt.Errorf("%w: %d bytes with its entry, cap %d", ErrTooLargeToStore, need, s.maxBytes)
 	}
 	s.expireLocked()
 	// The text is looked up once (hashing it costs its length): an eviction changes what

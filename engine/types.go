@@ -118,6 +118,10 @@ const (
 	// WarnInternalError reports a bug caught inside the engine; the text comes back whole
 	// and its token figures are estimates (bytes / 4).
 	WarnInternalError = "internal_error"
+	// WarnRecoveryUnavailable (the seed's domain code recovery_unavailable) reports that the
+	// store refused the original (e.g. larger than the whole store): the text comes back
+	// whole rather than cut with markers nobody could recover, and its prune_id is not found.
+	WarnRecoveryUnavailable = "recovery_unavailable"
 )
 
 // FieldError reports an invalid request field; the server maps it to -32602.
