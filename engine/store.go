@@ -168,6 +168,10 @@ func (s *MemoryStore) Get(_ context.Context, id string) (string, error) {
 	return e.text.text, nil
 }
 
+// LargestText is the size in bytes of the largest text Put keeps under a prune id: the cap
+// less the entry's own cost. A larger text is refused with ErrTooLargeToStore.
+func (s *MemoryStore) LargestText() int64 { return s.maxBytes - entryCost(pruneID(0, 0)) }
+
 // Len and Bytes report the store's size (for health and tests).
 func (s *MemoryStore) Len() int {
 	s.mu.Lock()

@@ -67,6 +67,12 @@ type testEnv struct {
 
 func newEngine(t testing.TB, maxChars int) (*engine.Engine, *blockingScorer) {
 	t.Helper()
+	return newEngineStore(t, maxChars, engine.NewMemoryStore(time.Minute, 1<<26, nil))
+}
+
+// newEngineStore is newEngine with the given recovery store.
+func newEngineStore(t testing.TB, maxChars int, store engine.Store) (*engine.Engine, *blockingScorer) {
+	t.Helper()
 	reg := engine.NewRegistry()
 	reg.Register("keyword", keywordScorer{})
 	block := &blockingScorer{started: make(chan struct{}, 1), release: make(chan struct{})}
@@ -75,7 +81,7 @@ func newEngine(t testing.TB, maxChars int) (*engine.Engine, *blockingScorer) {
 	tok, err := tokenizer.Load(tokenizer.CL100K)
 	require.NoError(t, err)
 	eng, err := engine.New(engine.Config{
-		Registry: reg, Store: engine.NewMemoryStore(time.Minute, 1<<26, nil), Tokens: tok, MaxInputChars: maxChars,
+		Registry: reg, Store: store, Tokens: tok, MaxInputChars: maxChars,
 	})
 	require.NoError(t, err)
 	return eng, block
@@ -89,6 +95,14 @@ func newEnv(t testing.TB, mutate func(*server.Config)) *testEnv {
 func newEnvChars(t testing.TB, maxChars int, mutate func(*server.Config)) *testEnv {
 	t.Helper()
 	eng, block := newEngine(t, maxChars)
+	env := newEnvEngine(t, eng, mutate)
+	env.block = block
+	return env
+}
+
+// newEnvEngine is newEnv serving eng.
+func newEnvEngine(t testing.TB, eng *engine.Engine, mutate func(*server.Config)) *testEnv {
+	t.Helper()
 	cfg := server.Config{Engine: eng, Version: "test", Now: func() time.Time { return time.Date(2026, 2, 26, 13, 0, 0, 0, time.UTC) }}
 	if mutate != nil {
 		mutate(&cfg)
@@ -97,7 +111,7 @@ func newEnvChars(t testing.TB, maxChars int, mutate func(*server.Config)) *testE
 	require.NoError(t, err)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
-	return &testEnv{srv: srv, http: hs, block: block}
+	return &testEnv{srv: srv, http: hs}
 }
 
 type serverConfig = server.Config

@@ -82,6 +82,7 @@ func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	// one that ends a session.
 	t := &mcp.IOTransport{Reader: pr, Writer: answerWatch{w: out, sess: sess}, MaxLineLength: int(s.maxBody) + 2}
 	s.log.Info("serving MCP over stdio", "version", s.version)
+	s.warnSmallStore()
 	err := srv.Run(ctx, t)
 	if ctx.Err() != nil {
 		return nil

@@ -239,6 +239,20 @@ func (s *Server) trackInflight(h http.Handler) http.Handler {
 	})
 }
 
+// warnSmallStore logs at start-up when the recovery store cannot hold a text at the input
+// limit (counting a byte per character): a small store may be what the operator wants, but
+// every text it cannot hold comes back unchanged with warning recovery_unavailable.
+func (s *Server) warnSmallStore() {
+	st, ok := s.tools.eng.Store().(interface{ LargestText() int64 })
+	if !ok {
+		return
+	}
+	if limit := s.tools.eng.MaxInputChars(); st.LargestText() < int64(limit) {
+		s.log.Warn("recovery store smaller than the input limit: texts it cannot hold come back unchanged with warning recovery_unavailable",
+			"largest_stored_text_bytes", st.LargestText(), "max_input_chars", limit)
+	}
+}
+
 func (s *Server) waitIdle() {
 	s.inflightMu.Lock()
 	defer s.inflightMu.Unlock()
@@ -266,6 +280,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go func() { errc <- hs.Serve(ln) }()
 	s.log.Info("listening", "addr", ln.Addr().String(), "version", s.version,
 		"endpoints", "POST /rpc, POST /mcp, POST /prune, GET /health")
+	s.warnSmallStore()
 	select {
 	case err := <-errc:
 		return err
