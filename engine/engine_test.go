@@ -2,9 +2,12 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -220,22 +223,25 @@ func TestPruneBudgetCutsProtectedWithWarning(t *testing.T) {
 	assert.Contains(t, res.Kept, 90)
 }
 
+// TestPruneFailOpen also checks what a fail-open result tells the operator's log and not the
+// wire: the scorer asked (none for an oversized input, which is never scored) and why.
 func TestPruneFailOpen(t *testing.T) {
 	text := longLines(50, map[int]string{10: "needle"})
 	tests := []struct {
 		name, scorer, warning string
 		maxChars, timeoutMS   int
+		asked, why            string // the Result's ScorerName and FallbackError
 	}{
 		{name: "input too large", scorer: "keyword", warning: engine.WarnInputTooLarge, maxChars: 100, timeoutMS: 1000},
-		{name: "scorer error", scorer: "error", warning: engine.WarnScorerError, timeoutMS: 1000},
-		{name: "scorer panic", scorer: "panic", warning: engine.WarnScorerError, timeoutMS: 1000},
-		{name: "NaN score", scorer: "nan", warning: engine.WarnScorerError, timeoutMS: 1000},
-		{name: "wrong length", scorer: "short", warning: engine.WarnScorerError, timeoutMS: 1000},
-		{name: "out of range", scorer: "range", warning: engine.WarnScorerError, timeoutMS: 1000},
-		{name: "nil response", scorer: "nil", warning: engine.WarnScorerError, timeoutMS: 1000},
-		{name: "threshold out of range", scorer: "badthreshold", warning: engine.WarnScorerError, timeoutMS: 1000},
-		{name: "hang past the deadline", scorer: "hang", warning: engine.WarnTimeout, timeoutMS: 30},
-		{name: "slow past the deadline", scorer: "slow", warning: engine.WarnTimeout, timeoutMS: 30},
+		{name: "scorer error", scorer: "error", warning: engine.WarnScorerError, timeoutMS: 1000, asked: "error", why: "boom"},
+		{name: "scorer panic", scorer: "panic", warning: engine.WarnScorerError, timeoutMS: 1000, asked: "panic", why: "scorer panicked: scorer bug"},
+		{name: "NaN score", scorer: "nan", warning: engine.WarnScorerError, timeoutMS: 1000, asked: "nan", why: "bad scores: line 1 scored NaN"},
+		{name: "wrong length", scorer: "short", warning: engine.WarnScorerError, timeoutMS: 1000, asked: "short", why: "bad scores: 49 scores for 50 lines"},
+		{name: "out of range", scorer: "range", warning: engine.WarnScorerError, timeoutMS: 1000, asked: "range", why: "bad scores: line 1 scored 1.5"},
+		{name: "nil response", scorer: "nil", warning: engine.WarnScorerError, timeoutMS: 1000, asked: "nil", why: "bad scores: nil response"},
+		{name: "threshold out of range", scorer: "badthreshold", warning: engine.WarnScorerError, timeoutMS: 1000, asked: "badthreshold", why: "bad scores: threshold -0.5 outside [0, 1]"},
+		{name: "hang past the deadline", scorer: "hang", warning: engine.WarnTimeout, timeoutMS: 30, asked: "hang", why: "context deadline exceeded"},
+		{name: "slow past the deadline", scorer: "slow", warning: engine.WarnTimeout, timeoutMS: 30, asked: "slow", why: "context deadline exceeded"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -251,6 +257,14 @@ func TestPruneFailOpen(t *testing.T) {
 			assert.Equal(t, text, res.PrunedText)
 			assert.Equal(t, []engine.Annotation{}, res.Annotations)
 			assert.Equal(t, []string{tc.warning}, res.Warnings)
+			assert.Equal(t, tc.asked, res.ScorerName, "the scorer asked, even though it failed")
+			assert.Equal(t, tc.why, res.FallbackError)
+			b, err := json.Marshal(res)
+			require.NoError(t, err)
+			var wire map[string]any
+			require.NoError(t, json.Unmarshal(b, &wire))
+			assert.ElementsMatch(t, []string{"prune_id", "pruned_text", "annotations", "stats", "warnings"}, slices.Collect(maps.Keys(wire)),
+				"neither reaches the wire")
 		})
 	}
 }

@@ -174,7 +174,7 @@ func (e *Engine) Recover(ctx context.Context, id string, ranges []Range, withLin
 // used_fallback and a warning code.
 func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err error) {
 	start := e.now()
-	var id string
+	var id, asked string // asked: the scorer, once it has been asked for scores
 	// Last line of defence: a bug anywhere below (selection, rendering, the token counter)
 	// must not take the caller down or lose the text. The id may not be stored yet, so
 	// store it; token figures are then estimates, since the counter itself may be at fault.
@@ -189,6 +189,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 			}
 			est := (len(req.Text) + 3) / 4
 			res, err = e.fallback(id, req.Text, start, est, warnings...), nil
+			res.ScorerName, res.FallbackError = asked, fmt.Sprintf("panic: %v", p)
 		}
 	}()
 	id = e.newID()
@@ -196,7 +197,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 		// Checked before the options (as the reference does): the text is stored so the id
 		// still recovers, and comes back unchanged.
 		if err := e.store.Put(ctx, id, req.Text); err != nil {
-			return e.fallback(id, req.Text, start, -1, WarnInputTooLarge, WarnRecoveryUnavailable), nil
+			return failed(e.fallback(id, req.Text, start, -1, WarnInputTooLarge, WarnRecoveryUnavailable), "", fmt.Errorf("store: %w", err)), nil
 		}
 		return e.fallback(id, req.Text, start, -1, WarnInputTooLarge), nil
 	}
@@ -222,7 +223,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	}
 	if err := e.store.Put(ctx, id, req.Text); err != nil {
 		// Every cut must be recoverable: lines the store cannot give back are not cut.
-		return e.fallback(id, req.Text, start, -1, WarnRecoveryUnavailable), nil
+		return failed(e.fallback(id, req.Text, start, -1, WarnRecoveryUnavailable), "", fmt.Errorf("store: %w", err)), nil
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(req.Options.TimeoutMS)*time.Millisecond)
@@ -262,6 +263,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	if overlap {
 		meanwhile = func() { pr = protect(lines, req.SourceType) }
 	}
+	asked = name
 	resp, scoreErr := callScorer(ctx, scorer, &ScoreRequest{
 		Lines: lines, Goal: req.GoalHint, SourceType: req.SourceType, Path: req.Path, Language: req.Language,
 	}, meanwhile)
@@ -275,7 +277,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 		if errors.Is(scoreErr, context.DeadlineExceeded) {
 			warn = WarnTimeout
 		}
-		return e.fallback(id, req.Text, start, tokensBefore, warn), nil
+		return failed(e.fallback(id, req.Text, start, tokensBefore, warn), name, scoreErr), nil
 	}
 
 	if !overlap {
@@ -292,11 +294,11 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 		threshold = *req.Threshold
 	}
 	res = e.selectAndRender(ls, lines, pr, req, resp, threshold, id, tokensBefore, c.costs)
-	if ctx.Err() != nil {
-		return e.fallback(id, req.Text, start, tokensBefore, WarnTimeout), nil
+	if err := ctx.Err(); err != nil {
+		return failed(e.fallback(id, req.Text, start, tokensBefore, WarnTimeout), name, fmt.Errorf("after scoring: %w", err)), nil
 	}
 	if err := checkInvariants(ls, res, req.Options); err != nil {
-		return e.fallback(id, req.Text, start, tokensBefore, WarnConstraintsUnmet), nil
+		return failed(e.fallback(id, req.Text, start, tokensBefore, WarnConstraintsUnmet), name, fmt.Errorf("invariant: %w", err)), nil
 	}
 	res.Scores = resp.Scores
 	res.ScorerName = name
@@ -313,7 +315,7 @@ func (e *Engine) Fallback(ctx context.Context, text, warning string) (*Result, e
 	start := e.now()
 	id := e.newID()
 	if err := e.store.Put(ctx, id, text); err != nil {
-		return e.fallback(id, text, start, -1, warning, WarnRecoveryUnavailable), nil
+		return failed(e.fallback(id, text, start, -1, warning, WarnRecoveryUnavailable), "", fmt.Errorf("store: %w", err)), nil
 	}
 	return e.fallback(id, text, start, -1, warning), nil
 }
@@ -580,6 +582,13 @@ func (e *Engine) fallback(id, text string, start time.Time, tokens int, warnings
 			ElapsedMS: e.now().Sub(start).Milliseconds(), UsedFallback: true,
 		},
 	}
+}
+
+// failed records on a fail-open result the scorer asked (if any) and why it failed open, for
+// the operator's log.
+func failed(res *Result, scorer string, err error) *Result {
+	res.ScorerName, res.FallbackError = scorer, err.Error()
+	return res
 }
 
 // checkInvariants re-verifies the contract on a result before it leaves the engine, so a

@@ -68,6 +68,7 @@ func TestPruneCutsOnlyWhatItCanGiveBack(t *testing.T) {
 			assert.NotContains(t, res.PrunedText, "⟦PRUNÉ")
 			assert.Equal(t, []engine.Annotation{}, res.Annotations)
 			assert.Equal(t, tc.warnings, res.Warnings)
+			assert.Contains(t, res.FallbackError, "store: ", "the operator's log says why")
 			assert.Equal(t, tok.Count(tc.text), res.Stats.TokensEstAfter)
 			_, err = eng.Recover(ctx, res.PruneID, []engine.Range{{StartLine: 1, EndLine: 1}}, false)
 			assert.ErrorIs(t, err, engine.ErrPruneIDNotFound, "the warning says what recover_text will answer")

@@ -102,8 +102,13 @@ type Result struct {
 	Kept []int `json:"-"`
 	// Scores holds the scorer's relevance per line (nil on a fallback before scoring).
 	Scores []float64 `json:"-"`
-	// ScorerName is the scorer that produced Scores.
+	// ScorerName is the scorer the engine asked for scores: set when the scorer failed too,
+	// so the operator's log can say which one did; empty when none was asked.
 	ScorerName string `json:"-"`
+	// FallbackError says why a fail-open result failed open (the scorer's error, the broken
+	// invariant, the store's refusal, a recovered panic): for the operator's log, never on
+	// the wire, whose warnings carry only the code. Empty when the prune did not fail open.
+	FallbackError string `json:"-"`
 }
 
 // Warning codes. The first four are the seed's fail-open reasons.

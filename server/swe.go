@@ -120,6 +120,9 @@ func (s *Server) servePrune(w http.ResponseWriter, r *http.Request) {
 	if reason := fallbackReason(res); reason != "" {
 		attrs = append(attrs, "fallback", reason)
 	}
+	if res.FallbackError != "" {
+		attrs = append(attrs, "fallback_error", res.FallbackError)
+	}
 	s.log.Info("tool call", attrs...)
 	writeJSON(w, http.StatusOK, out)
 }

@@ -70,7 +70,8 @@ type tool struct {
 // callLog carries what a call reports to the structured log.
 type callLog struct {
 	linesIn, linesOut int
-	fallback          string
+	fallback          string // the warning code of a fail-open result
+	fallbackError     string // and why it failed open (engine.Result.FallbackError)
 	scorer            string
 }
 
@@ -214,6 +215,9 @@ func (t *toolset) callTo(ctx context.Context, transport, name string, raw []byte
 		if info.fallback != "" {
 			attrs = append(attrs, slog.String("fallback", info.fallback))
 		}
+		if info.fallbackError != "" {
+			attrs = append(attrs, slog.String("fallback_error", info.fallbackError))
+		}
 	}
 	level := slog.LevelInfo
 	if err != nil {
@@ -257,10 +261,8 @@ func (t *toolset) prune(ctx context.Context, raw []byte) (any, *callLog, error) 
 	if res.Warnings == nil {
 		res.Warnings = []string{}
 	}
-	info := &callLog{linesIn: res.Stats.OriginalLines, linesOut: res.Stats.KeptLines, scorer: res.ScorerName}
-	if res.Stats.UsedFallback && len(res.Warnings) > 0 {
-		info.fallback = res.Warnings[0]
-	}
+	info := &callLog{linesIn: res.Stats.OriginalLines, linesOut: res.Stats.KeptLines, scorer: res.ScorerName,
+		fallback: fallbackReason(res), fallbackError: res.FallbackError}
 	return res, info, nil
 }
 
