@@ -126,11 +126,15 @@ func TestSWEPrune(t *testing.T) {
 		assert.Regexp(t, pruneIDRe, r.PruneID)
 	})
 	for _, tc := range []struct {
-		name, body string
-		status     int
+		name, body, field string
+		status            int
 	}{
-		{name: "bad JSON", body: `{"query":`, status: http.StatusBadRequest},
+		// FastAPI (SWE-Pruner's server) answers every one of these with 422.
+		{name: "malformed JSON", body: `{"query":`, status: http.StatusUnprocessableEntity},
+		{name: "not an object", body: `["x"]`, status: http.StatusUnprocessableEntity},
 		{name: "missing code", body: `{"query":"x"}`, status: http.StatusUnprocessableEntity},
+		{name: "code of the wrong type", body: `{"query":"x","code":5}`, status: http.StatusUnprocessableEntity, field: "code"},
+		{name: "threshold of the wrong type", body: `{"query":"x","code":"a","threshold":"0.5"}`, status: http.StatusUnprocessableEntity, field: "threshold"},
 		{name: "bad threshold", body: `{"query":"x","code":"a","threshold":3}`, status: http.StatusUnprocessableEntity},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,6 +143,11 @@ func TestSWEPrune(t *testing.T) {
 			var r map[string]any
 			require.NoError(t, json.Unmarshal(b, &r))
 			assert.NotEmpty(t, r["error_msg"])
+			assert.Contains(t, r, "pruned_code")
+			assert.Nil(t, r["pruned_code"], "clients reading the first string among pruned_code, content, text fall back to the raw output")
+			if tc.field != "" {
+				assert.Contains(t, r["error_msg"], "invalid field "+tc.field, "the message names the field")
+			}
 		})
 	}
 }

@@ -63,10 +63,17 @@ func (s *Server) servePrune(w http.ResponseWriter, r *http.Request) {
 		sweError(w, http.StatusBadRequest, "reading body: "+err.Error())
 		return
 	}
+	// 422 for a body that is not JSON as for a field of the wrong type: SWE-Pruner's server is
+	// a plain FastAPI app, whose request validation answers both with 422.
 	var req SWEPruneRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&req); err != nil {
-		sweError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		msg := "invalid JSON body: " + err.Error()
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			msg = "invalid field " + te.Field + ": " + err.Error()
+		}
+		sweError(w, http.StatusUnprocessableEntity, msg)
 		return
 	}
 	if req.Code == nil {
