@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -405,20 +406,29 @@ func TestE2EConfigErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		env  []string
-		args []string
+		args []string // after "serve" and, unless the case is about the port, "--port 0"
 		want string
 	}{
-		{name: "bad port env", env: []string{"MCP_PRUNER_PORT=eighty"}, want: "MCP_PRUNER_PORT"},
+		// A flag wins over its variable, so the port's own variable is checked without --port.
+		{name: "bad port env", env: []string{"MCP_PRUNER_PORT=eighty"}, args: []string{"--host", "127.0.0.1"}, want: "MCP_PRUNER_PORT"},
 		{name: "bad ttl env", env: []string{"MCP_PRUNER_PRUNE_ID_TTL_S=0"}, want: "MCP_PRUNER_PRUNE_ID_TTL_S"},
 		{name: "bad max chars env", env: []string{"MCP_PRUNER_MAX_INPUT_CHARS=-3"}, want: "MCP_PRUNER_MAX_INPUT_CHARS"},
 		{name: "non-loopback without token", args: []string{"--host", "0.0.0.0"}, want: "--auth-token"},
 		{name: "non-loopback env without token", env: []string{"MCP_PRUNER_HOST=0.0.0.0"}, want: "--auth-token"},
 		{name: "unknown scorer", args: []string{"--scorer", "nope"}, want: "--scorer"},
 		{name: "bad log level", args: []string{"--log-level", "loud"}, want: "--log-level"},
+		{name: "unknown family in --allow-scorers", args: []string{"--allow-scorers", "nofam:x"}, want: "--allow-scorers"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(bin, append([]string{"serve", "--port", "0"}, tc.args...)...)
+			args := []string{"serve", "--port", "0"}
+			if slices.ContainsFunc(tc.env, func(e string) bool { return strings.HasPrefix(e, "MCP_PRUNER_PORT=") }) {
+				args = []string{"serve"}
+			}
+			// A server that starts after all is stopped, not waited on for ever.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin, append(args, tc.args...)...)
 			cmd.Env = append(os.Environ(), tc.env...)
 			out, err := cmd.CombinedOutput()
 			var ee *exec.ExitError
