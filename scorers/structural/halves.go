@@ -147,20 +147,28 @@ func isLineComment(l string) bool {
 // errors, a failed parse): the caller parses the whole file instead.
 func (s *Scorer) parseHalves(ctx context.Context, l *lang, path string, lines []string, k int) (o *outline, ok bool, err error) {
 	type half struct {
-		o    *outline
-		warn string
-		err  error
+		o     *outline
+		warn  string
+		err   error
+		panic any
 	}
 	var second half
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		// A panic here would end the process: no recover stands above this goroutine. It is
+		// re-raised below, in the scorer's goroutine, where the engine turns it into a
+		// fail-open result.
+		defer func() { second.panic = recover() }()
 		second.o, second.warn, second.err = s.parseWhole(ctx, l, halfPath(path, 2), lines[k:])
 	}()
 	var first half
 	first.o, first.warn, first.err = s.parseWhole(ctx, l, halfPath(path, 1), lines[:k])
 	wg.Wait()
+	if second.panic != nil {
+		panic(second.panic)
+	}
 	for _, h := range []half{first, second} {
 		if h.err != nil {
 			return nil, false, h.err
