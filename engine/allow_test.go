@@ -2,12 +2,15 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/tokenizer"
 )
 
 // TestRegistryAllow: once a server has said which family specs it builds, a request cannot
@@ -60,4 +63,42 @@ func TestRegistryAllow(t *testing.T) {
 	require.NoError(t, reg.Allow("url:*"), "Allow adds to what was allowed")
 	_, err = reg.Get(ctx, "url:http://gpu:8000")
 	assert.NoError(t, err)
+}
+
+// TestPruneFailsOpenWhenItsScorerCannotBeBuilt: a scorer that exists but cannot be built now
+// (a model that will not load, a plugin that will not start) is a runtime failure: the text
+// comes back unchanged and recoverable with scorer_error, and the log learns why. An unknown
+// or refused scorer is the caller's error, as before.
+func TestPruneFailsOpenWhenItsScorerCannotBeBuilt(t *testing.T) {
+	ctx := context.Background()
+	tok, err := tokenizer.Load(tokenizer.CL100K)
+	require.NoError(t, err)
+	reg := engine.NewRegistry()
+	reg.Register("keyword", keywordScorer{})
+	reg.RegisterFamily("model", "test family", func(_ context.Context, arg string) (engine.Scorer, error) {
+		return nil, errors.New("model " + arg + " will not load")
+	})
+	require.NoError(t, reg.Allow("model:broken"))
+	eng, err := engine.New(engine.Config{Registry: reg, Store: engine.NewMemoryStore(time.Minute, 1<<20, nil), Tokens: tok})
+	require.NoError(t, err)
+	text := "one\ntwo needle\nthree\n"
+	prune := func(scorer string) (*engine.Result, error) {
+		return eng.Prune(ctx, &engine.Request{Text: text, GoalHint: "needle", SourceType: engine.SourceDocs, Scorer: scorer, Options: opts(0.5, 0)})
+	}
+
+	res, err := prune("model:broken")
+	require.NoError(t, err)
+	assert.Equal(t, text, res.PrunedText)
+	assert.Equal(t, []string{engine.WarnScorerError}, res.Warnings)
+	assert.True(t, res.Stats.UsedFallback)
+	assert.Equal(t, "model:broken", res.ScorerName)
+	assert.Contains(t, res.FallbackError, "model broken will not load")
+	rec, err := eng.Recover(ctx, res.PruneID, []engine.Range{{StartLine: 1, EndLine: 3}}, false)
+	require.NoError(t, err)
+	assert.Equal(t, text, rec.RawText)
+
+	_, err = prune("model:other")
+	assert.ErrorIs(t, err, engine.ErrScorerNotAllowed)
+	_, err = prune("nope")
+	assert.ErrorIs(t, err, engine.ErrUnknownScorer)
 }

@@ -169,8 +169,9 @@ func (e *Engine) Recover(ctx context.Context, id string, ranges []Range, withLin
 }
 
 // Prune prunes req.Text. It returns an error only for an invalid request (a *FieldError)
-// or an unknown scorer; every runtime failure (oversize, timeout, scorer error or panic,
-// unmet constraints, an original the store cannot keep) gives a fail-open Result with
+// or an unknown or refused scorer (ErrUnknownScorer, ErrScorerNotAllowed); every runtime
+// failure (oversize, timeout, a scorer that errs, panics or cannot be built, unmet
+// constraints, an original the store cannot keep) gives a fail-open Result with
 // used_fallback and a warning code.
 func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err error) {
 	start := e.now()
@@ -184,7 +185,8 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 				id = NewPruneID()
 			}
 			warnings := []string{WarnInternalError}
-			if e.store.Put(ctx, id, req.Text) != nil {
+			// ctx may be the prune's own deadline, cancelled by now: the text is stored anyway.
+			if e.store.Put(context.WithoutCancel(ctx), id, req.Text) != nil {
 				warnings = append(warnings, WarnRecoveryUnavailable)
 			}
 			est := (len(req.Text) + 3) / 4
@@ -219,7 +221,16 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	}
 	scorer, err := e.reg.Get(ctx, name)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, ErrUnknownScorer) || errors.Is(err, ErrScorerNotAllowed) {
+			return nil, err
+		}
+		// A scorer that exists but cannot be built now (a model that will not load, a plugin
+		// that will not start) fails like one that fails when asked.
+		warnings := []string{WarnScorerError}
+		if perr := e.store.Put(ctx, id, req.Text); perr != nil {
+			warnings = append(warnings, WarnRecoveryUnavailable)
+		}
+		return failed(e.fallback(id, req.Text, start, -1, warnings...), name, err), nil
 	}
 	if err := e.store.Put(ctx, id, req.Text); err != nil {
 		// Every cut must be recoverable: lines the store cannot give back are not cut.

@@ -95,7 +95,8 @@ func TestServerRequestsCannotPickWhatItLoads(t *testing.T) {
 	}
 	assert.Contains(t, got[4], `"pruned_text"`, "registered scorers stay open to requests")
 
-	code, stdout, stderr = runCLI(t, session(call(2, "onnx:"+dir)), "stdio", "--log-level", "error", "--allow-scorers", "onnx:"+dir)
+	code, stdout, stderr = runCLI(t, session(call(2, "onnx:"+dir)), "stdio", "--allow-scorers", "onnx:"+dir)
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, answers(stdout)[2], "model.json", "an allowed spec is built (and here fails on the empty directory)")
+	assert.Contains(t, answers(stdout)[2], `"scorer_error"`, "an allowed spec is built; one that cannot be fails open")
+	assert.Contains(t, stderr, "model.json", "and the log says why (here: an empty directory)")
 }
