@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -299,6 +300,10 @@ func TestPruneInvalidRequests(t *testing.T) {
 		{"ratio above 1", engine.Request{SourceType: engine.SourceCode, Options: engine.Options{MaxPruneRatio: 1.5, TimeoutMS: 1}}, "options.max_prune_ratio"},
 		{"negative min keep", engine.Request{SourceType: engine.SourceCode, Options: engine.Options{MinKeepLines: -1, TimeoutMS: 1}}, "options.min_keep_lines"},
 		{"zero timeout", engine.Request{SourceType: engine.SourceCode, Options: engine.Options{}}, "options.timeout_ms"},
+		{"timeout past the maximum", engine.Request{SourceType: engine.SourceCode, Options: engine.Options{TimeoutMS: engine.MaxTimeoutMS + 1}}, "options.timeout_ms"},
+		// Number.MAX_SAFE_INTEGER: as a time.Duration of milliseconds it wraps to a negative deadline.
+		{"timeout past a duration", engine.Request{SourceType: engine.SourceCode, Options: engine.Options{TimeoutMS: 9_007_199_254_740_991}}, "options.timeout_ms"},
+		{"largest int timeout", engine.Request{SourceType: engine.SourceCode, Options: engine.Options{TimeoutMS: math.MaxInt}}, "options.timeout_ms"},
 		{"source type", engine.Request{SourceType: "prose", Options: opts(0.5, 0)}, "source_type"},
 		{"threshold", engine.Request{SourceType: engine.SourceCode, Options: opts(0.5, 0), Threshold: &bad}, "threshold"},
 		{"token budget", engine.Request{SourceType: engine.SourceCode, Options: opts(0.5, 0), TokenBudget: -1}, "token_budget"},
@@ -313,6 +318,19 @@ func TestPruneInvalidRequests(t *testing.T) {
 	}
 	_, err := f.eng.Prune(context.Background(), &engine.Request{SourceType: engine.SourceCode, Options: opts(0.5, 0), Scorer: "nope"})
 	assert.ErrorIs(t, err, engine.ErrUnknownScorer)
+}
+
+// TestPruneLargestTimeout: timeout_ms at MaxTimeoutMS is a deadline weeks away, not one that
+// has wrapped into the past (values from ~9.2e12 on did, and failed open at once).
+func TestPruneLargestTimeout(t *testing.T) {
+	f := newFixture(t, 0)
+	o := opts(0.9, 0)
+	o.TimeoutMS = engine.MaxTimeoutMS
+	res, err := f.eng.Prune(context.Background(), &engine.Request{Text: longLines(50, map[int]string{10: "needle"}),
+		GoalHint: "needle", SourceType: engine.SourceCode, Options: o})
+	require.NoError(t, err)
+	assert.False(t, res.Stats.UsedFallback, "warnings: %v", res.Warnings)
+	assert.NotEmpty(t, res.Annotations)
 }
 
 func TestPruneRoundTripsAwkwardBytes(t *testing.T) {

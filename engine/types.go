@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // SourceType says what kind of text is pruned; it selects the non-prunable rules.
 type SourceType string
@@ -33,7 +36,14 @@ func DefaultOptions() Options {
 	return Options{MaxPruneRatio: 0.55, MinKeepLines: 40, TimeoutMS: 1500, AnnotateLines: true, IncludeMarkers: true}
 }
 
-// Validate checks the ranges the seed's schema gives each option.
+// MaxTimeoutMS is the largest timeout_ms accepted: 2^31-1 ms, about 24.8 days. The seed
+// gives only a minimum, but a duration in nanoseconds overflows from about 9.2e12 ms on,
+// and a wrapped deadline is negative (an instant timeout) or arbitrary. 2^31-1 is the largest
+// delay a JavaScript setTimeout or an int32 field can say, so clients that write "forever"
+// that way still work, far below the overflow, and no prune takes that long anyway.
+const MaxTimeoutMS = math.MaxInt32
+
+// Validate checks the ranges the seed's schema gives each option, and MaxTimeoutMS.
 func (o Options) Validate() error {
 	switch {
 	case !(o.MaxPruneRatio >= 0 && o.MaxPruneRatio <= 1):
@@ -42,6 +52,8 @@ func (o Options) Validate() error {
 		return &FieldError{Field: "options.min_keep_lines", Problem: "must be an integer >= 0"}
 	case o.TimeoutMS < 1:
 		return &FieldError{Field: "options.timeout_ms", Problem: "must be an integer >= 1"}
+	case o.TimeoutMS > MaxTimeoutMS:
+		return &FieldError{Field: "options.timeout_ms", Problem: fmt.Sprintf("must be an integer <= %d (about 24.8 days)", MaxTimeoutMS)}
 	}
 	return nil
 }

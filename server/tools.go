@@ -246,6 +246,12 @@ func (t *toolset) prune(ctx context.Context, raw []byte) (any, *callLog, error) 
 		}
 		req.Text = text
 	} else {
+		// The engine checks the options too, but the admission queue below waits up to
+		// timeout_ms first: an out-of-range one must not queue, and one past ~9.2e12 wraps to a
+		// negative wait (no queue) or an arbitrary one. The size is still checked first.
+		if err := a.Options.Validate(); err != nil && !t.tooLarge(a.Text) {
+			return nil, nil, err
+		}
 		*req = engine.Request{
 			Text: a.Text, GoalHint: a.GoalHint, SourceType: engine.SourceType(a.SourceType), Options: a.Options,
 			Path: a.Path, Language: a.Language, Scorer: a.Scorer, Threshold: a.Threshold, TokenBudget: a.TokenBudget,
@@ -275,11 +281,16 @@ func (t *toolset) oversizedText(raw []byte) (string, bool) {
 	if json.Unmarshal(raw, &probe) != nil || probe.Text == nil {
 		return "", false
 	}
-	max := t.eng.MaxInputChars()
-	if len(*probe.Text) <= max || utf8.RuneCountInString(*probe.Text) <= max {
+	if !t.tooLarge(*probe.Text) {
 		return "", false
 	}
 	return *probe.Text, true
+}
+
+// tooLarge reports whether text has more characters than the engine's input limit.
+func (t *toolset) tooLarge(text string) bool {
+	max := t.eng.MaxInputChars()
+	return len(text) > max && utf8.RuneCountInString(text) > max
 }
 
 func (t *toolset) recover(ctx context.Context, raw []byte) (any, *callLog, error) {
