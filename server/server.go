@@ -39,6 +39,12 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// Now is the clock for health timestamps; nil means time.Now.
 	Now func() time.Time
+	// ReadTimeout bounds how long an HTTP client may take to send a whole request, headers and
+	// body (Serve's http.Server.ReadTimeout); a slower upload is dropped rather than kept in
+	// memory. It does not limit how long a request may then run or stream: net/http clears the
+	// deadline once the body is read (GET /mcp event streams stay open). 0 means
+	// DefaultReadTimeout.
+	ReadTimeout time.Duration
 	// MaxConcurrentPrunes bounds the prunes running at once (others queue, the wait counting
 	// against their timeout_ms); 0 means a bound that adapts between the two values of
 	// DefaultPruneSlots(GOMAXPROCS).
@@ -50,6 +56,15 @@ type Config struct {
 func DefaultMaxBodyBytes(maxInputChars int) int64 {
 	return int64(maxInputChars)*5 + 1<<20
 }
+
+// DefaultReadTimeout is how long a client may take to send a request by default: the largest
+// default body (about 11 MB) at under 100 KB/s, and milliseconds on loopback.
+const DefaultReadTimeout = 2 * time.Minute
+
+// idleTimeout bounds how long a keep-alive connection may wait for its next request: longer
+// than common clients' idle pools (Go's is 90 s), so a client rarely reuses a connection the
+// server has just closed, yet an abandoned one does not stay open for ever.
+const idleTimeout = 5 * time.Minute
 
 // DefaultPruneSlots is the default bound on prunes running at once with procs GOMAXPROCS:
 // narrow while prunes are cheap, wide while they are heavy (see admission).
@@ -79,6 +94,7 @@ type Server struct {
 	origins         map[string]bool
 	anyOrigin       bool
 	shutdownTimeout time.Duration
+	readTimeout     time.Duration
 	mcpHTTP         *mcp.Server
 
 	inflightMu sync.Mutex
@@ -112,6 +128,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = 10 * time.Second
 	}
+	if cfg.ReadTimeout == 0 {
+		cfg.ReadTimeout = DefaultReadTimeout
+	}
+	if cfg.ReadTimeout < 0 {
+		return nil, fmt.Errorf("server: ReadTimeout must be positive, got %s", cfg.ReadTimeout)
+	}
 	if cfg.MaxConcurrentPrunes < 0 {
 		return nil, fmt.Errorf("server: MaxConcurrentPrunes must be positive, got %d", cfg.MaxConcurrentPrunes)
 	}
@@ -125,7 +147,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		version: cfg.Version, log: cfg.Logger, ids: newIDSource(), maxBody: cfg.MaxBodyBytes,
 		authToken: cfg.AuthToken, hosts: map[string]bool{}, origins: map[string]bool{},
-		shutdownTimeout: cfg.ShutdownTimeout,
+		shutdownTimeout: cfg.ShutdownTimeout, readTimeout: cfg.ReadTimeout,
 	}
 	s.idle = sync.NewCond(&s.inflightMu)
 	for _, h := range cfg.AllowedHosts {
@@ -267,6 +289,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       s.readTimeout,
+		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
