@@ -28,6 +28,7 @@ type serveConfig struct {
 	maxBodyBytes     int64
 	allowRemoteNoTok bool
 	shutdownTimeout  time.Duration
+	readTimeout      time.Duration
 	maxConcurrent    int
 	logging          logConfig
 }
@@ -43,6 +44,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.allowRemoteNoTok, "allow-remote-without-token", false, "allow a non-loopback --host without --auth-token (anyone who can reach the port can use the server)")
 	fs.IntVar(&c.maxConcurrent, "max-concurrent-prunes", 0, "prunes run at once; others queue, the wait counting against their timeout_ms. A value fixes the bound; by default it adapts: CPUs - 1 (at least 1) while prunes are cheap, so a spare CPU keeps reading requests, and all CPUs while recent prunes take a millisecond or more each (code never seen before, large texts) (env MCP_PRUNER_MAX_CONCURRENT_PRUNES)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long in-flight requests may take to finish")
+	fs.DurationVar(&c.readTimeout, "read-timeout", server.DefaultReadTimeout, "how long a client may take to send a request, body included; a slower upload is dropped (requests may still run and stream as long as they need)")
 	c.logging.register(fs)
 }
 
@@ -83,6 +85,8 @@ func (c *serveConfig) listenAddr() (string, error) {
 		return "", usagef("--max-concurrent-prunes must be >= 1, got %d", c.maxConcurrent)
 	case c.shutdownTimeout <= 0:
 		return "", usagef("--shutdown-timeout must be positive, got %s", c.shutdownTimeout)
+	case c.readTimeout <= 0:
+		return "", usagef("--read-timeout must be positive, got %s", c.readTimeout)
 	}
 	if c.addr != "" {
 		host, port, err := net.SplitHostPort(c.addr)
@@ -169,7 +173,7 @@ Flags:
 		Engine: b.engine, Version: version, Logger: logger,
 		AllowedHosts: hosts, AllowedOrigins: splitList(scfg.allowedOrigins),
 		AuthToken: scfg.authToken, MaxBodyBytes: scfg.maxBodyBytes, ShutdownTimeout: scfg.shutdownTimeout,
-		MaxConcurrentPrunes: scfg.maxConcurrent,
+		MaxConcurrentPrunes: scfg.maxConcurrent, ReadTimeout: scfg.readTimeout,
 	})
 	if err != nil {
 		return err

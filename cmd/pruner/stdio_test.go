@@ -52,6 +52,12 @@ func TestStdioShutdownTimeoutMustBePositive(t *testing.T) {
 	assert.Contains(t, stderr, "--shutdown-timeout must be positive")
 }
 
+func TestServeReadTimeoutMustBePositive(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "serve", "--port", "0", "--read-timeout", "0s")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--read-timeout must be positive")
+}
+
 // TestServerRequestsCannotPickWhatItLoads: a request's scorer may be any registered scorer,
 // but an onnx:DIR or swepruner:URL only when the operator allowed it (--allow-scorers or
 // --scorer); otherwise the call is refused as a bad "scorer" and nothing is opened or called.
