@@ -224,6 +224,40 @@ func TestPruneBudgetCutsProtectedWithWarning(t *testing.T) {
 	assert.Contains(t, res.Kept, 90)
 }
 
+// TestPruneBudgetTrimWarnsOfProtectedCut: the exact-budget trim after selection may cut a
+// rule-protected line that selection kept, and must then warn. Here the estimate under-counts
+// the markers (it prices one naming the first focus term; these runs name the second, much
+// longer one), so the trim cuts line by line, the import (scored lowest) first, until only a
+// marker is left: the answer fits the budget, but without its import.
+func TestPruneBudgetTrimWarnsOfProtectedCut(t *testing.T) {
+	frags := []string{"a = 1", "a(bar)", "a", "da a", "a.b()", "return a"}
+	lines := make([]string, 26)
+	scores := make([]float64, len(lines))
+	for i := range lines {
+		lines[i] = frags[(i*i+3*i)%len(frags)]
+		scores[i] = 0.3 + 0.1*float64(i*5%8)
+	}
+	const imp = 8 // 0-based
+	lines[imp], scores[imp] = "import os", 0.01
+	text := strings.Join(lines, "\n") + "\n"
+	reg := engine.NewRegistry()
+	reg.Register("fixed", funcScorer(func(context.Context, *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+		return &engine.ScoreResponse{Scores: scores, Focus: []string{"a", "Zq9 Xw8 Vu7 Ts6 Rp5 Qn4 Ml3 Kj2 Hg1 Fd0 Ec"}}, nil
+	}))
+	f := newFixture(t, 0)
+	eng, err := engine.New(engine.Config{Registry: reg, Store: f.store, Tokens: f.tok})
+	require.NoError(t, err)
+	f.eng = eng
+	req := &engine.Request{Text: text, GoalHint: "x", SourceType: engine.SourceCode, Options: opts(1, 0), TokenBudget: 90}
+	res, err := eng.Prune(context.Background(), req)
+	require.NoError(t, err)
+	checkResult(t, f, req, res)
+	require.False(t, res.Stats.UsedFallback, "%v", res.Warnings)
+	require.NotContains(t, res.Kept, imp+1, "the trim cuts the import")
+	assert.LessOrEqual(t, res.Stats.TokensEstAfter, req.TokenBudget)
+	assert.Contains(t, res.Warnings, engine.WarnProtectedCut)
+}
+
 // TestPruneFailOpen also checks what a fail-open result tells the operator's log and not the
 // wire: the scorer asked (none for an oversized input, which is never scored) and why.
 func TestPruneFailOpen(t *testing.T) {

@@ -432,7 +432,7 @@ func (e *Engine) selectAndRender(ls lineSet, lines []string, pr protection, req 
 	if o.IncludeMarkers {
 		sel.markerCost = e.tokens.Count(Marker(id, n, n, sampleReason)) + 1
 	}
-	protectedCut := sel.run()
+	sel.run()
 
 	reasons := func(start, end int) string {
 		return runReason(lines, start, end, focus, resp.Scores, threshold)
@@ -448,7 +448,7 @@ func (e *Engine) selectAndRender(ls lineSet, lines []string, pr protection, req 
 		after = e.countOutput(out, ls.trailingNewline, restNL)
 	}
 	warnings := []string{}
-	if protectedCut {
+	if sel.ruleCut() { // after the trim, which may have cut more
 		warnings = append(warnings, WarnProtectedCut)
 	}
 	if req.TokenBudget > 0 && after > req.TokenBudget {

@@ -100,9 +100,8 @@ func (s *selection) estimate() int {
 	return total + runs*s.markerCost
 }
 
-// run chooses the kept lines. It reports whether rule-protected lines had to be cut for the
-// budget.
-func (s *selection) run() (protectedCut bool) {
+// run chooses the kept lines.
+func (s *selection) run() {
 	order := make([]int, 0, len(s.units))
 	for u, sp := range s.units {
 		if sp.prot == protHard || (s.budget == 0 && sp.prot == protRule) {
@@ -128,12 +127,17 @@ func (s *selection) run() (protectedCut bool) {
 	// Hard constraints: restore cut units until enough lines are kept.
 	s.restoreTo(order)
 	s.fillCheapGaps()
+}
+
+// ruleCut reports whether a rule-protected line is cut. It reads the selection as it stands,
+// so asked after the last change (the exact-budget trim cuts after run) it cannot miss one.
+func (s *selection) ruleCut() bool {
 	for _, sp := range s.units {
 		if sp.prot == protRule && !s.keep[sp.start] {
-			protectedCut = true
+			return true
 		}
 	}
-	return protectedCut
+	return false
 }
 
 // fillCheapGaps keeps every cut run that costs no more tokens than the marker replacing it,
