@@ -258,6 +258,40 @@ func TestPruneBudgetTrimWarnsOfProtectedCut(t *testing.T) {
 	assert.Contains(t, res.Warnings, engine.WarnProtectedCut)
 }
 
+// TestPruneBudgetTrimCutsUnprotectedFirst: when the exact-budget trim must cut more than
+// selection did (the estimate under-counts the markers, as above), it cuts unprotected lines
+// before a rule-protected one, even one scored lower: the import stays and no warning is due.
+func TestPruneBudgetTrimCutsUnprotectedFirst(t *testing.T) {
+	lines := []string{
+		"import os",
+		"x = compute(1)", "y = compute(2)", "z = compute(3)",
+		"a filler line about nothing in particular at all, really nothing",
+		"a second filler line about nothing in particular at all, really",
+		"a third filler line about nothing in particular at all, really",
+		"a fourth filler line about nothing in particular at all, really",
+		"a fifth line, somewhat relevant, that costs a fair number of tokens too",
+		"w = compute(4)", "v = compute(5)",
+	}
+	scores := []float64{0.01, 0.9, 0.9, 0.9, 0.05, 0.05, 0.05, 0.05, 0.2, 0.9, 0.9}
+	reg := engine.NewRegistry()
+	reg.Register("fixed", funcScorer(func(context.Context, *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+		return &engine.ScoreResponse{Scores: scores, Focus: []string{"a", "Zq9 Xw8 Vu7 Ts6 Rp5 Qn4 Ml3 Kj2 Hg1 Fd0 Ec"}}, nil
+	}))
+	f := newFixture(t, 0)
+	eng, err := engine.New(engine.Config{Registry: reg, Store: f.store, Tokens: f.tok})
+	require.NoError(t, err)
+	f.eng = eng
+	req := &engine.Request{Text: strings.Join(lines, "\n") + "\n", GoalHint: "x", SourceType: engine.SourceCode, Options: opts(1, 0), TokenBudget: 100}
+	res, err := eng.Prune(context.Background(), req)
+	require.NoError(t, err)
+	checkResult(t, f, req, res)
+	require.False(t, res.Stats.UsedFallback, "%v", res.Warnings)
+	assert.LessOrEqual(t, res.Stats.TokensEstAfter, req.TokenBudget)
+	assert.NotContains(t, res.Kept, 9, "line 9 (0.2) is cut before the import (0.01)")
+	assert.Contains(t, res.Kept, 1)
+	assert.NotContains(t, res.Warnings, engine.WarnProtectedCut)
+}
+
 // TestPruneFailOpen also checks what a fail-open result tells the operator's log and not the
 // wire: the scorer asked (none for an oversized input, which is never scored) and why.
 func TestPruneFailOpen(t *testing.T) {

@@ -169,8 +169,8 @@ func (s *selection) fillCheapGaps() bool {
 	return filled
 }
 
-// dropLowest cuts the lowest-priority kept unit that may be cut without breaking the hard
-// constraints; it reports whether one was found.
+// dropLowest cuts the first kept unit in dropsBefore's order that may be cut without
+// breaking the hard constraints; it reports whether one was found.
 func (s *selection) dropLowest() bool {
 	kept := s.keptLines()
 	best := -1
@@ -178,7 +178,7 @@ func (s *selection) dropLowest() bool {
 		if !s.keep[sp.start] || sp.prot == protHard || kept-(sp.end-sp.start) < s.minKept {
 			continue
 		}
-		if best < 0 || sp.score < s.units[best].score || (sp.score == s.units[best].score && sp.start > s.units[best].start) {
+		if best < 0 || dropsBefore(sp, s.units[best]) {
 			best = u
 		}
 	}
@@ -187,4 +187,16 @@ func (s *selection) dropLowest() bool {
 	}
 	s.setUnit(best, false)
 	return true
+}
+
+// dropsBefore orders dropLowest's candidates: unprotected units before rule-protected ones
+// (cutting one of those costs a warning), then the lowest score, then the latest.
+func dropsBefore(a, b span) bool {
+	if a.prot != b.prot {
+		return a.prot < b.prot
+	}
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return a.start > b.start
 }
