@@ -224,12 +224,19 @@ func TestPruneBudgetCutsProtectedWithWarning(t *testing.T) {
 	assert.Contains(t, res.Kept, 90)
 }
 
-// TestPruneBudgetTrimWarnsOfProtectedCut: the exact-budget trim after selection may cut a
-// rule-protected line that selection kept, and must then warn. Here the estimate under-counts
-// the markers (it prices one naming the first focus term; these runs name the second, much
-// longer one), so the trim cuts line by line, the import (scored lowest) first, until only a
-// marker is left: the answer fits the budget, but without its import.
-func TestPruneBudgetTrimWarnsOfProtectedCut(t *testing.T) {
+// underCounted scores lines as given and names two focus terms, the second much longer: a
+// marker's price is estimated with the first, so runs without the second (all of them, in
+// these tests) cost more than estimated and the exact-budget trim has to cut after selection.
+func underCounted(scores []float64) engine.Scorer {
+	return funcScorer(func(context.Context, *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+		return &engine.ScoreResponse{Scores: scores, Focus: []string{"a", "Zq9 Xw8 Vu7 Ts6 Rp5 Qn4 Ml3 Kj2 Hg1 Fd0 Ec"}}, nil
+	})
+}
+
+// underCountedText is 26 short lines, each with an "a", and an import (line 9, scored
+// lowest), with scores for underCounted: at a budget of 90 tokens the trim cuts line by line
+// down to a lone marker.
+func underCountedText() (string, []float64) {
 	frags := []string{"a = 1", "a(bar)", "a", "da a", "a.b()", "return a"}
 	lines := make([]string, 26)
 	scores := make([]float64, len(lines))
@@ -237,17 +244,30 @@ func TestPruneBudgetTrimWarnsOfProtectedCut(t *testing.T) {
 		lines[i] = frags[(i*i+3*i)%len(frags)]
 		scores[i] = 0.3 + 0.1*float64(i*5%8)
 	}
-	const imp = 8 // 0-based
-	lines[imp], scores[imp] = "import os", 0.01
-	text := strings.Join(lines, "\n") + "\n"
+	lines[8], scores[8] = "import os", 0.01
+	return strings.Join(lines, "\n") + "\n", scores
+}
+
+// withScorer replaces f's engine by one with the only scorer s (the default) and counter tok.
+func (f *fixture) withScorer(t testing.TB, s engine.Scorer, tok engine.TokenCounter) *engine.Engine {
+	t.Helper()
 	reg := engine.NewRegistry()
-	reg.Register("fixed", funcScorer(func(context.Context, *engine.ScoreRequest) (*engine.ScoreResponse, error) {
-		return &engine.ScoreResponse{Scores: scores, Focus: []string{"a", "Zq9 Xw8 Vu7 Ts6 Rp5 Qn4 Ml3 Kj2 Hg1 Fd0 Ec"}}, nil
-	}))
-	f := newFixture(t, 0)
-	eng, err := engine.New(engine.Config{Registry: reg, Store: f.store, Tokens: f.tok})
+	reg.Register("only", s)
+	reg.SetDefault("only")
+	eng, err := engine.New(engine.Config{Registry: reg, Store: f.store, Tokens: tok})
 	require.NoError(t, err)
 	f.eng = eng
+	return eng
+}
+
+// TestPruneBudgetTrimWarnsOfProtectedCut: the exact-budget trim after selection may cut a
+// rule-protected line that selection kept, and must then warn. Here (underCountedText) the
+// trim cuts down to a lone marker: the answer fits the budget, but without its import.
+func TestPruneBudgetTrimWarnsOfProtectedCut(t *testing.T) {
+	text, scores := underCountedText()
+	const imp = 8 // 0-based: "import os"
+	f := newFixture(t, 0)
+	eng := f.withScorer(t, underCounted(scores), f.tok)
 	req := &engine.Request{Text: text, GoalHint: "x", SourceType: engine.SourceCode, Options: opts(1, 0), TokenBudget: 90}
 	res, err := eng.Prune(context.Background(), req)
 	require.NoError(t, err)
@@ -273,14 +293,8 @@ func TestPruneBudgetTrimCutsUnprotectedFirst(t *testing.T) {
 		"w = compute(4)", "v = compute(5)",
 	}
 	scores := []float64{0.01, 0.9, 0.9, 0.9, 0.05, 0.05, 0.05, 0.05, 0.2, 0.9, 0.9}
-	reg := engine.NewRegistry()
-	reg.Register("fixed", funcScorer(func(context.Context, *engine.ScoreRequest) (*engine.ScoreResponse, error) {
-		return &engine.ScoreResponse{Scores: scores, Focus: []string{"a", "Zq9 Xw8 Vu7 Ts6 Rp5 Qn4 Ml3 Kj2 Hg1 Fd0 Ec"}}, nil
-	}))
 	f := newFixture(t, 0)
-	eng, err := engine.New(engine.Config{Registry: reg, Store: f.store, Tokens: f.tok})
-	require.NoError(t, err)
-	f.eng = eng
+	eng := f.withScorer(t, underCounted(scores), f.tok)
 	req := &engine.Request{Text: strings.Join(lines, "\n") + "\n", GoalHint: "x", SourceType: engine.SourceCode, Options: opts(1, 0), TokenBudget: 100}
 	res, err := eng.Prune(context.Background(), req)
 	require.NoError(t, err)
@@ -758,4 +772,44 @@ func TestPruneCountsLongNumberedOutput(t *testing.T) {
 			checkResult(t, f, req, res)
 		})
 	}
+}
+
+// cancellingCounter counts with tok and, once armed, calls cancel at the first count of a
+// pruned output (a text with a marker and a line break), like a deadline passing right then.
+// It has only Count, so an output is counted whole.
+type cancellingCounter struct {
+	tok     *tokenizer.Encoder
+	cancel  context.CancelFunc
+	armed   atomic.Bool
+	outputs atomic.Int32 // outputs counted
+}
+
+func (c *cancellingCounter) Count(s string) int {
+	if c.armed.Load() && strings.Contains(s, "⟦PRUNÉ") && strings.Contains(s, "\n") {
+		c.outputs.Add(1)
+		c.cancel()
+	}
+	return c.tok.Count(s)
+}
+
+// TestPruneTrimStopsAtTheDeadline: past the deadline the exact-budget trim renders and
+// counts no more (on a 2 MB text each round costs milliseconds, and there may be 64), and
+// the prune fails open with a timeout.
+func TestPruneTrimStopsAtTheDeadline(t *testing.T) {
+	f := newFixture(t, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	counter := &cancellingCounter{tok: f.tok, cancel: cancel}
+	text, scores := underCountedText()
+	eng := f.withScorer(t, underCounted(scores), counter)
+	counter.armed.Store(true)
+	// Without the deadline the trim would render and count again (twice, here).
+	req := &engine.Request{Text: text, GoalHint: "x", SourceType: engine.SourceCode, Options: opts(1, 0), TokenBudget: 90}
+	res, err := eng.Prune(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), counter.outputs.Load(), "no output is counted after the deadline")
+	assert.True(t, res.Stats.UsedFallback)
+	assert.Equal(t, []string{engine.WarnTimeout}, res.Warnings)
+	assert.Equal(t, req.Text, res.PrunedText)
+	assert.Contains(t, res.FallbackError, context.Canceled.Error())
 }

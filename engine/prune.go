@@ -304,7 +304,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	if req.Threshold != nil {
 		threshold = *req.Threshold
 	}
-	res = e.selectAndRender(ls, lines, pr, req, resp, threshold, id, tokensBefore, c.costs)
+	res = e.selectAndRender(ctx, ls, lines, pr, req, resp, threshold, id, tokensBefore, c.costs)
 	if err := ctx.Err(); err != nil {
 		return failed(e.fallback(id, req.Text, start, tokensBefore, WarnTimeout), name, fmt.Errorf("after scoring: %w", err)), nil
 	}
@@ -401,8 +401,10 @@ func validScores(r *ScoreResponse, n int) error {
 }
 
 // selectAndRender applies the rules and constraints and renders the result. lineCost holds
-// each line's price (lineCosts), to which it adds the line-number prefixes'.
-func (e *Engine) selectAndRender(ls lineSet, lines []string, pr protection, req *Request, resp *ScoreResponse, threshold float64, id string, tokensBefore int, lineCost []int) *Result {
+// each line's price (lineCosts), to which it adds the line-number prefixes'. Once ctx is done
+// it stops and returns nil, for the caller to fail open: on a long text, rendering and
+// counting take milliseconds, and the exact-budget trim may repeat them 64 times.
+func (e *Engine) selectAndRender(ctx context.Context, ls lineSet, lines []string, pr protection, req *Request, resp *ScoreResponse, threshold float64, id string, tokensBefore int, lineCost []int) *Result {
 	n := len(lines)
 	o := req.Options
 	prot, joinPrev := pr.prot, pr.joinPrev
@@ -433,6 +435,9 @@ func (e *Engine) selectAndRender(ls lineSet, lines []string, pr protection, req 
 		sel.markerCost = e.tokens.Count(Marker(id, n, n, sampleReason)) + 1
 	}
 	sel.run()
+	if ctx.Err() != nil {
+		return nil
+	}
 
 	reasons := func(start, end int) string {
 		return runReason(lines, start, end, focus, resp.Scores, threshold)
@@ -441,11 +446,14 @@ func (e *Engine) selectAndRender(ls lineSet, lines []string, pr protection, req 
 	after := e.countOutput(out, ls.trailingNewline, restNL)
 	// Estimates can be off by a few tokens (merges across lines): trim to the exact budget.
 	for tries := 0; req.TokenBudget > 0 && after > req.TokenBudget && tries < 64; tries++ {
-		if !sel.dropLowest() {
+		if ctx.Err() != nil || !sel.dropLowest() {
 			break
 		}
 		out = render(ls, sel.keep, id, o, reasons)
 		after = e.countOutput(out, ls.trailingNewline, restNL)
+	}
+	if ctx.Err() != nil {
+		return nil
 	}
 	warnings := []string{}
 	if sel.ruleCut() { // after the trim, which may have cut more
