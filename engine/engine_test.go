@@ -813,3 +813,38 @@ func TestPruneTrimStopsAtTheDeadline(t *testing.T) {
 	assert.Equal(t, req.Text, res.PrunedText)
 	assert.Contains(t, res.FallbackError, context.Canceled.Error())
 }
+
+// cancelAtNumbered is the real counter, but a deadline passes (cancel) as it prices the first
+// line of a numbered output; it counts the numbered lines it prices.
+type cancelAtNumbered struct {
+	*tokenizer.Encoder
+	cancel context.CancelFunc
+	priced atomic.Int32
+}
+
+func (c *cancelAtNumbered) CountNumberedLine(numbered string, restNL int) int {
+	c.priced.Add(1)
+	c.cancel()
+	return c.Encoder.CountNumberedLine(numbered, restNL)
+}
+
+// TestPruneOutputCountStopsAtTheDeadline: a long numbered output is counted line by line,
+// and past the deadline the count gives up within a thousand or so lines (per half, when two
+// cores count it) instead of pricing the rest; the prune fails open with a timeout.
+func TestPruneOutputCountStopsAtTheDeadline(t *testing.T) {
+	f := newFixture(t, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	counter := &cancelAtNumbered{Encoder: f.tok, cancel: cancel}
+	eng := f.withScorer(t, hashScorer{}, counter)
+	o := opts(0.1, 0) // at least 5,400 of 6,000 lines kept and counted
+	o.AnnotateLines = true
+	req := &engine.Request{Text: longLines(6000, nil), GoalHint: "x", SourceType: engine.SourceDocs, Options: o}
+	res, err := eng.Prune(ctx, req)
+	require.NoError(t, err)
+	assert.Positive(t, counter.priced.Load())
+	assert.Less(t, counter.priced.Load(), int32(2700), "the count stops well short of the output's 5,400+ lines")
+	assert.True(t, res.Stats.UsedFallback)
+	assert.Equal(t, []string{engine.WarnTimeout}, res.Warnings)
+	assert.Equal(t, req.Text, res.PrunedText)
+}
