@@ -172,8 +172,12 @@ func (e *Engine) Recover(ctx context.Context, id string, ranges []Range, withLin
 // or an unknown or refused scorer (ErrUnknownScorer, ErrScorerNotAllowed); every runtime
 // failure (oversize, timeout, a scorer that errs, panics or cannot be built, unmet
 // constraints, an original the store cannot keep) gives a fail-open Result with
-// used_fallback and a warning code.
+// used_fallback and a warning code. req.Settled, if set, is called once the prune's work has
+// ended, which may be after Prune returns.
 func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err error) {
+	// Deferred first, so it runs last: after the recover below, even if that panics.
+	settled := newSettler(req.Settled)
+	defer settled.done()
 	start := e.now()
 	var id, asked string // asked: the scorer, once it has been asked for scores
 	// Last line of defence: a bug anywhere below (selection, rendering, the token counter)
@@ -237,7 +241,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 		return failed(e.fallback(id, req.Text, start, -1, WarnRecoveryUnavailable), "", fmt.Errorf("store: %w", err)), nil
 	}
 
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(req.Options.TimeoutMS)*time.Millisecond)
+	ctx, cancel := context.WithTimeout(ctx, req.Options.Timeout())
 	defer cancel()
 
 	// Count the original's tokens and price its lines while the scorer works: on two cores
@@ -248,7 +252,9 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 		costs []int
 	}
 	before := make(chan counted, 1)
+	settled.hold()
 	go func() {
+		defer settled.done() // after the send: a panic in Prune may leave this running
 		defer func() {
 			if p := recover(); p != nil {
 				before <- counted{total: -1} // re-raised below, where the deferred recover turns it into a fallback
@@ -275,7 +281,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 		meanwhile = func() { pr = protect(lines, req.SourceType) }
 	}
 	asked = name
-	resp, scoreErr := callScorer(ctx, scorer, &ScoreRequest{
+	resp, scoreErr := callScorer(ctx, settled, scorer, &ScoreRequest{
 		Lines: lines, Goal: req.GoalHint, SourceType: req.SourceType, Path: req.Path, Language: req.Language,
 	}, meanwhile)
 	c := <-before
@@ -343,14 +349,18 @@ const overlapLines = 2000
 
 // callScorer runs the scorer so that a panic, a hang past the deadline or garbage scores all
 // come back as errors. meanwhile (if not nil) runs on the caller's goroutine while the
-// scorer works; a panic in it is the caller's.
-func callScorer(ctx context.Context, s Scorer, req *ScoreRequest, meanwhile func()) (*ScoreResponse, error) {
+// scorer works; a panic in it is the caller's. The scorer's goroutine holds settled until
+// Score returns: it outlives this call when the scorer overruns its deadline (or meanwhile
+// panics), and whoever bounds concurrent prunes must go on counting it until then.
+func callScorer(ctx context.Context, settled *settler, s Scorer, req *ScoreRequest, meanwhile func()) (*ScoreResponse, error) {
 	type outcome struct {
 		resp *ScoreResponse
 		err  error
 	}
 	done := make(chan outcome, 1)
+	settled.hold()
 	go func() {
+		defer settled.done() // deferred first, so it runs after the outcome is sent
 		defer func() {
 			if p := recover(); p != nil {
 				done <- outcome{err: fmt.Errorf("scorer panicked: %v", p)}

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // SourceType says what kind of text is pruned; it selects the non-prunable rules.
@@ -58,6 +59,15 @@ func (o Options) Validate() error {
 	return nil
 }
 
+// Timeout is TimeoutMS as a duration. A count of milliseconds too large for a Duration is the
+// longest one, not a product that overflows into the past (an already expired deadline).
+func (o Options) Timeout() time.Duration {
+	if int64(o.TimeoutMS) > math.MaxInt64/int64(time.Millisecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(o.TimeoutMS) * time.Millisecond
+}
+
 // Request is one prune. Text, GoalHint, SourceType and Options mirror the seed's prune_text
 // arguments; the other fields are optional extensions.
 type Request struct {
@@ -77,6 +87,13 @@ type Request struct {
 	// TokenBudget, when > 0, caps the tokens of PrunedText (best effort against protected
 	// lines and the hard constraints, with warning WarnTokenBudgetExceeded).
 	TokenBudget int
+
+	// Settled, when not nil, is called exactly once, when the prune's work has ended: as Prune
+	// returns, or later, when a goroutine Prune leaves running (a scorer past its deadline)
+	// returns. A caller that bounds how many prunes run at once frees its slot here rather
+	// than at return, so scorers that overrun their deadline still count against the bound.
+	// It is called on every path (errors and panics included), possibly on another goroutine.
+	Settled func() `json:"-"`
 }
 
 // Annotation describes one cut run of lines (seed §6.1).

@@ -1,0 +1,29 @@
+package engine
+
+import "sync/atomic"
+
+// settler calls a request's Settled hook once every part of its prune has ended: Prune's own
+// call, which holds it from the start, and each goroutine Prune starts, which holds it from
+// before it starts until it returns. Whichever lets go last calls the hook, so it runs
+// exactly once, whether the goroutines end before Prune returns or after.
+type settler struct {
+	held atomic.Int32
+	fn   func() // nil: nobody waits
+}
+
+// newSettler returns a settler held once, by the caller.
+func newSettler(fn func()) *settler {
+	s := &settler{fn: fn}
+	s.held.Store(1)
+	return s
+}
+
+// hold takes one more hold; call it before starting the goroutine that will let go.
+func (s *settler) hold() { s.held.Add(1) }
+
+// done lets go of one hold; the last one calls the hook.
+func (s *settler) done() {
+	if s.held.Add(-1) == 0 && s.fn != nil {
+		s.fn()
+	}
+}
