@@ -251,23 +251,22 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 		total int // -1: the counter panicked
 		costs []int
 	}
-	before := make(chan counted, 1)
-	settled.hold()
-	go func() {
-		defer settled.done() // after the send: a panic in Prune may leave this running
-		defer func() {
-			if p := recover(); p != nil {
-				before <- counted{total: -1} // re-raised below, where the deferred recover turns it into a fallback
-			}
-		}()
+	count := func() counted {
 		if lc, ok := e.tokens.(LinesCounter); ok {
 			if total, costs := lc.CountLines(req.Text); len(costs) == len(ls.raw) {
-				before <- counted{total: total, costs: costs}
-				return
+				return counted{total: total, costs: costs}
 			}
 		}
-		total := e.tokens.Count(req.Text)
-		before <- counted{total: total, costs: e.lineCosts(ls.raw)}
+		return counted{total: e.tokens.Count(req.Text), costs: e.lineCosts(ls.raw)}
+	}
+	before := make(chan counted, 1)
+	settled.hold() // a panic in Prune may leave the count running
+	go func() {
+		var c counted
+		if p := settled.finish(func() { c = count() }); p != nil {
+			c = counted{total: -1} // re-raised below, where the deferred recover turns it into a fallback
+		}
+		before <- c
 	}()
 
 	lines := ls.content()
@@ -360,14 +359,11 @@ func callScorer(ctx context.Context, settled *settler, s Scorer, req *ScoreReque
 	done := make(chan outcome, 1)
 	settled.hold()
 	go func() {
-		defer settled.done() // deferred first, so it runs after the outcome is sent
-		defer func() {
-			if p := recover(); p != nil {
-				done <- outcome{err: fmt.Errorf("scorer panicked: %v", p)}
-			}
-		}()
-		r, err := s.Score(ctx, req)
-		done <- outcome{r, err}
+		var o outcome
+		if p := settled.finish(func() { o.resp, o.err = s.Score(ctx, req) }); p != nil {
+			o = outcome{err: fmt.Errorf("scorer panicked: %v", p)}
+		}
+		done <- o
 	}()
 	if meanwhile != nil {
 		meanwhile()

@@ -4,7 +4,7 @@ import "sync/atomic"
 
 // settler calls a request's Settled hook once every part of its prune has ended: Prune's own
 // call, which holds it from the start, and each goroutine Prune starts, which holds it from
-// before it starts until it returns. Whichever lets go last calls the hook, so it runs
+// before it starts until its work returns. Whichever lets go last calls the hook, so it runs
 // exactly once, whether the goroutines end before Prune returns or after.
 type settler struct {
 	held atomic.Int32
@@ -26,4 +26,15 @@ func (s *settler) done() {
 	if s.held.Add(-1) == 0 && s.fn != nil {
 		s.fn()
 	}
+}
+
+// finish runs f and then lets go of one hold, whether f returns or panics; it returns what f
+// panicked with, if anything. A goroutine lets go before it hands its outcome over, so a
+// Prune that waited for every outcome makes the last call itself and the hook has run by the
+// time Prune returns.
+func (s *settler) finish(f func()) (panicked any) {
+	defer s.done()
+	defer func() { panicked = recover() }()
+	f()
+	return nil
 }
