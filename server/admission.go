@@ -61,14 +61,19 @@ func (a *admission) limit() int {
 	return a.narrow
 }
 
-// prune runs eng.Prune once a slot is free. If no slot frees up within the request's
-// timeout, the engine is still called, with a 1 ms budget, so the answer is its honest
-// fail-open result (warning "timeout") rather than an error.
+// prune runs eng.Prune once a slot is free. The slot is held until the prune's work has
+// ended (engine.Request.Settled), not merely until Prune returns: a scorer that overruns its
+// deadline goes on using a CPU after the fail-open answer, so it goes on counting against the
+// bound, and the time it holds the slot is the cost the adaptive bound learns from. If no
+// slot frees up within the request's timeout, the answer is the engine's timeout fail-open
+// (the text stored, unchanged), without a prune: no token count beyond the fallback's, no
+// scorer.
 func (a *admission) prune(ctx context.Context, eng *engine.Engine, req *engine.Request) (*engine.Result, error) {
-	budget := time.Duration(req.Options.TimeoutMS) * time.Millisecond
+	budget := req.Options.Timeout()
 	if budget <= 0 {
-		// Invalid or absent options (e.g. an oversized text answered before its options are
-		// read): let the engine decide, without waiting.
+		// timeout_ms < 1: invalid options, or none (an oversized text answered before its
+		// options are read). The engine answers either before it looks up a scorer, so it
+		// runs nothing that needs a slot; let it decide, without waiting.
 		return eng.Prune(ctx, req)
 	}
 	start := time.Now()
@@ -76,14 +81,17 @@ func (a *admission) prune(ctx context.Context, eng *engine.Engine, req *engine.R
 	if err != nil {
 		return nil, err
 	}
-	r := *req
 	if !got {
-		r.Options.TimeoutMS = 1
-		return eng.Prune(ctx, &r)
+		return eng.Fallback(ctx, req.Text, engine.WarnTimeout)
 	}
 	began := time.Now()
-	// Deferred, so that a panic below cannot keep the slot for good.
-	defer func() { a.release(time.Since(began), true) }()
+	r := *req
+	r.Settled = func() {
+		a.release(time.Since(began), true)
+		if req.Settled != nil {
+			req.Settled()
+		}
+	}
 	r.Options.TimeoutMS = max(1, int((budget-began.Sub(start))/time.Millisecond))
 	return eng.Prune(ctx, &r)
 }

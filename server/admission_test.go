@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -273,4 +274,151 @@ func BenchmarkAdmission(b *testing.B) {
 			})
 		})
 	}
+}
+
+// gatedScorer is a scorer busy in a long computation: it ignores its context and answers
+// only once gate is closed. It counts its calls and the most that ran at once.
+type gatedScorer struct {
+	gate                chan struct{}
+	calls, running, top atomic.Int32
+}
+
+func newGatedScorer() *gatedScorer { return &gatedScorer{gate: make(chan struct{})} }
+
+func (g *gatedScorer) Score(_ context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+	g.calls.Add(1)
+	now := g.running.Add(1)
+	defer g.running.Add(-1)
+	for top := g.top.Load(); now > top && !g.top.CompareAndSwap(top, now); top = g.top.Load() {
+	}
+	<-g.gate
+	return &engine.ScoreResponse{Scores: make([]float64, len(req.Lines))}, nil
+}
+
+// gatedEngine is an engine whose only scorer is g, with an input limit of maxChars.
+func gatedEngine(t *testing.T, g *gatedScorer, maxChars int) *engine.Engine {
+	t.Helper()
+	reg := engine.NewRegistry()
+	reg.Register("gated", g)
+	tok, err := tokenizer.Load(tokenizer.CL100K)
+	require.NoError(t, err)
+	eng, err := engine.New(engine.Config{Registry: reg, Tokens: tok, MaxInputChars: maxChars,
+		Store: engine.NewMemoryStore(time.Minute, 1<<20, nil)})
+	require.NoError(t, err)
+	return eng
+}
+
+func gatedRequest(timeoutMS int) *engine.Request {
+	return &engine.Request{Text: strings.Repeat("line\n", 100), GoalHint: "y", SourceType: engine.SourceCode,
+		Options: engine.Options{MaxPruneRatio: 0.5, TimeoutMS: timeoutMS, IncludeMarkers: true}}
+}
+
+// queuedOrScored waits until a has n requests in line or g has been called calls times,
+// whichever comes first: a request that should queue but does not reaches the scorer.
+func queuedOrScored(a *admission, n int, g *gatedScorer, calls int32) {
+	for {
+		a.mu.Lock()
+		l := len(a.queue)
+		a.mu.Unlock()
+		if l >= n || g.calls.Load() >= calls {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// TestAdmissionHoldsTheSlotWhileTheScorerRuns: a scorer that overruns its deadline keeps its
+// slot after its request has failed open, until Score returns; the next request waits for
+// it instead of running a second scorer beside it.
+func TestAdmissionHoldsTheSlotWhileTheScorerRuns(t *testing.T) {
+	g := newGatedScorer()
+	eng := gatedEngine(t, g, 0)
+	a := newAdmission(1, 1)
+
+	res, err := a.prune(context.Background(), eng, gatedRequest(1))
+	require.NoError(t, err)
+	assert.Equal(t, []string{engine.WarnTimeout}, res.Warnings, "the first prune fails open at its deadline")
+
+	second := make(chan *engine.Result, 1)
+	go func() {
+		res, err := a.prune(context.Background(), eng, gatedRequest(60_000))
+		assert.NoError(t, err)
+		second <- res
+	}()
+	queuedOrScored(a, 1, g, 2)
+	assert.EqualValues(t, 1, g.top.Load(), "one scorer at a time")
+	a.mu.Lock()
+	assert.Len(t, a.queue, 1, "the second prune waits for the first one's scorer")
+	a.mu.Unlock()
+
+	close(g.gate)
+	res = <-second
+	assert.False(t, res.Stats.UsedFallback, "warnings: %v", res.Warnings)
+	assert.EqualValues(t, 1, g.top.Load())
+	assert.EqualValues(t, 2, g.calls.Load())
+	assert.Equal(t, 1, held(t, a, true), "the slot is free again")
+}
+
+// TestAdmissionNeverScoresWithoutASlot: requests that get no slot are answered without a
+// scorer: one whose wait in line runs out gets the engine's timeout fail-open (text stored);
+// one without a timeout_ms is answered by the engine before it looks up a scorer.
+func TestAdmissionNeverScoresWithoutASlot(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		req     func() *engine.Request
+		warning string // "": an invalid-params error
+	}{
+		{name: "the wait in line runs out", req: func() *engine.Request { return gatedRequest(1) }, warning: engine.WarnTimeout},
+		{name: "no timeout_ms", req: func() *engine.Request { return gatedRequest(0) }},
+		{name: "oversized, options unread", warning: engine.WarnInputTooLarge, req: func() *engine.Request {
+			return &engine.Request{Text: strings.Repeat("line\n", 1000)}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGatedScorer()
+			defer close(g.gate)
+			eng := gatedEngine(t, g, 1000)
+			a := newAdmission(1, 1)
+			require.Equal(t, 1, held(t, a, false))
+			req := tc.req()
+			res, err := a.prune(context.Background(), eng, req)
+			if tc.warning == "" {
+				var fe *engine.FieldError
+				assert.ErrorAs(t, err, &fe)
+			} else {
+				require.NoError(t, err)
+				assert.Equal(t, []string{tc.warning}, res.Warnings)
+				assert.Equal(t, req.Text, res.PrunedText)
+				assert.Empty(t, res.ScorerName, "no scorer was asked")
+				rec, err := eng.Recover(context.Background(), res.PruneID, []engine.Range{{StartLine: 1, EndLine: 1 << 20}}, false)
+				require.NoError(t, err)
+				assert.Equal(t, req.Text, rec.RawText, "the text is recoverable")
+			}
+			assert.Zero(t, g.calls.Load(), "no scorer was called")
+			a.release(0, false)
+			assert.Equal(t, 1, held(t, a, true), "only the held slot was taken")
+		})
+	}
+}
+
+// TestAdmissionTimeoutTooLargeForADuration: a timeout_ms whose product with a millisecond
+// overflows waits for a slot like any other, rather than passing as "no timeout".
+func TestAdmissionTimeoutTooLargeForADuration(t *testing.T) {
+	g := newGatedScorer()
+	close(g.gate)
+	eng := gatedEngine(t, g, 0)
+	a := newAdmission(1, 1)
+	require.Equal(t, 1, held(t, a, false))
+	done := make(chan *engine.Result, 1)
+	go func() {
+		res, err := a.prune(context.Background(), eng, gatedRequest(10_000_000_000_000)) // times a millisecond, it wraps to -8.4e18 ns
+		assert.NoError(t, err)
+		done <- res
+	}()
+	queuedOrScored(a, 1, g, 1)
+	assert.Zero(t, g.calls.Load(), "no scorer before the slot is free")
+	a.release(0, false)
+	res := <-done
+	assert.False(t, res.Stats.UsedFallback, "warnings: %v", res.Warnings)
+	assert.Equal(t, 1, held(t, a, true))
 }
