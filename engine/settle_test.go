@@ -90,6 +90,7 @@ func TestPruneSettlesOnce(t *testing.T) {
 		maxChars int
 		err      bool
 		overrun  bool // the gated scorer is still running when Prune returns
+		late     bool // the scorer may still be on its way out when Prune returns
 		warning  string
 	}{
 		{name: "pruned", scorer: "keyword"},
@@ -102,7 +103,7 @@ func TestPruneSettlesOnce(t *testing.T) {
 		{name: "scorer error", scorer: "error", warning: engine.WarnScorerError},
 		{name: "scorer panic", scorer: "panic", warning: engine.WarnScorerError},
 		{name: "bad scores", scorer: "nan", warning: engine.WarnScorerError},
-		{name: "scorer honours its deadline", scorer: "slow", opts: func(o *engine.Options) { o.TimeoutMS = 1 }, warning: engine.WarnTimeout},
+		{name: "scorer honours its deadline", scorer: "slow", opts: func(o *engine.Options) { o.TimeoutMS = 1 }, late: true, warning: engine.WarnTimeout},
 		{name: "counter panics", scorer: "keyword", counter: func() engine.TokenCounter { return &switchCounter{} }, warning: engine.WarnInternalError},
 		{name: "scorer overruns its deadline", scorer: "gated", opts: func(o *engine.Options) { o.TimeoutMS = 1 }, overrun: true, warning: engine.WarnTimeout},
 		{name: "counter panics while the scorer overruns", scorer: "gated", opts: func(o *engine.Options) { o.TimeoutMS = 1 },
@@ -141,7 +142,12 @@ func TestPruneSettlesOnce(t *testing.T) {
 					assert.Contains(t, res.Warnings, tc.warning)
 				}
 			}
-			if !tc.overrun {
+			switch {
+			case tc.late:
+				<-h.fired
+				assert.EqualValues(t, 1, h.calls.Load())
+				return
+			case !tc.overrun:
 				assert.EqualValues(t, 1, h.calls.Load(), "settled by the time Prune returns")
 				return
 			}
