@@ -72,12 +72,12 @@ func settleEngine(t *testing.T, gate *gatedScorer, store engine.Store, counter e
 	return eng
 }
 
-// TestPruneSettlesOnce checks Request.Settled is called exactly once on every path out of
+// TestPruneSettlesAdmissionOnce checks Request.Settled is called exactly once on every path out of
 // Prune: by the time Prune returns when nothing it started is still running, and only once
 // the scorer returns when the scorer outlives its deadline. A hook that is never called
 // would leave a server's concurrency slot taken for good; one called early would let
 // scorers past their deadline pile up beyond the bound.
-func TestPruneSettlesOnce(t *testing.T) {
+func TestPruneSettlesAdmissionOnce(t *testing.T) {
 	tok, err := tokenizer.Load(tokenizer.CL100K)
 	require.NoError(t, err)
 	text := longLines(30, map[int]string{7: "needle"})
