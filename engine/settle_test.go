@@ -161,15 +161,16 @@ func TestPruneSettlesAdmissionOnce(t *testing.T) {
 }
 
 // TestPruneTimeoutTooLargeForADuration: a timeout_ms whose product with a millisecond
-// overflows is a distant deadline, not one already past.
+// overflows is a distant deadline, not one already past, and Prune refuses it anyway.
 func TestPruneTimeoutTooLargeForADuration(t *testing.T) {
 	f := newFixture(t, 0)
 	o := opts(0.5, 0)
 	o.TimeoutMS = math.MaxInt
-	assert.Equal(t, time.Duration(math.MaxInt64), o.Timeout())
-	res, err := f.eng.Prune(context.Background(), &engine.Request{
+	assert.Equal(t, time.Duration(math.MaxInt64), o.Timeout(), "the longest duration, not a product wrapped into the past")
+	_, err := f.eng.Prune(context.Background(), &engine.Request{
 		Text: longLines(30, map[int]string{7: "needle"}), GoalHint: "needle", SourceType: engine.SourceCode, Options: o,
 	})
-	require.NoError(t, err)
-	assert.False(t, res.Stats.UsedFallback, "warnings: %v", res.Warnings)
+	var fe *engine.FieldError
+	require.ErrorAs(t, err, &fe, "and Prune refuses it (MaxTimeoutMS) before any deadline is set")
+	assert.Equal(t, "options.timeout_ms", fe.Field)
 }

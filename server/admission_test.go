@@ -400,25 +400,3 @@ func TestAdmissionNeverScoresWithoutASlot(t *testing.T) {
 		})
 	}
 }
-
-// TestAdmissionTimeoutTooLargeForADuration: a timeout_ms whose product with a millisecond
-// overflows waits for a slot like any other, rather than passing as "no timeout".
-func TestAdmissionTimeoutTooLargeForADuration(t *testing.T) {
-	g := newGatedScorer()
-	close(g.gate)
-	eng := gatedEngine(t, g, 0)
-	a := newAdmission(1, 1)
-	require.Equal(t, 1, held(t, a, false))
-	done := make(chan *engine.Result, 1)
-	go func() {
-		res, err := a.prune(context.Background(), eng, gatedRequest(10_000_000_000_000)) // times a millisecond, it wraps to -8.4e18 ns
-		assert.NoError(t, err)
-		done <- res
-	}()
-	queuedOrScored(a, 1, g, 1)
-	assert.Zero(t, g.calls.Load(), "no scorer before the slot is free")
-	a.release(0, false)
-	res := <-done
-	assert.False(t, res.Stats.UsedFallback, "warnings: %v", res.Warnings)
-	assert.Equal(t, 1, held(t, a, true))
-}
