@@ -54,7 +54,8 @@ const (
 type Config struct {
 	// Name identifies the plugin in errors, logs and listings.
 	Name string
-	// Command is the plugin binary; Args and Env are passed to it (Env adds to the host's).
+	// Command is the plugin binary; Args and Env are passed to it (Env adds to the host's
+	// environment and wins over it for a key both set).
 	Command string
 	Args    []string
 	Env     []string
@@ -373,12 +374,16 @@ func (c *Client) replace(p *process, why string) {
 // start launches and handshakes a new process, then asks it to describe itself.
 func (c *Client) start(ctx context.Context) (*process, engine.ScorerInfo, error) {
 	cmd := exec.Command(c.cfg.Command, c.cfg.Args...)
-	cmd.Env = append(cmd.Env, c.cfg.Env...)
+	// Configured values come after the host's so that exec, which keeps the last value of a
+	// duplicated key, lets them override it. go-plugin would append os.Environ() after
+	// cmd.Env, hence SkipHostEnv: the host's environment is already here.
+	cmd.Env = append(os.Environ(), c.cfg.Env...)
 	cmd.SysProcAttr = hostProcAttr()
 	pc := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  handshake(),
 		Plugins:          plugin.PluginSet{pluginKey: &grpcPlugin{}},
 		Cmd:              cmd,
+		SkipHostEnv:      true,
 		SecureConfig:     &plugin.SecureConfig{Checksum: c.checksum, Hash: sha256.New()},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
