@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -106,19 +107,33 @@ type Client struct {
 	cfg      Config
 	checksum []byte
 
+	// info is what the plugin said at its last start. It has no share in mu so that
+	// Describe, which the engine calls after every Score and under its registry's lock,
+	// never waits for a start.
+	info atomic.Pointer[engine.ScorerInfo]
+
 	mu       sync.Mutex
 	proc     *process
-	info     engine.ScorerInfo
-	failures int // consecutive failures since the last good answer
+	starting *startAttempt // the start in progress, nil when none
+	failures int           // consecutive failures since the last good answer
 	retryAt  time.Time
 	starts   int
 	closed   bool
 
 	closing chan struct{}
-	// checks counts background hang checks; checkDone is signalled as each ends. A cond,
-	// not a WaitGroup, because checks start from calls the engine may already have left.
+	// checks counts background work (hang checks and starts); checkDone is signalled as each
+	// ends. A cond, not a WaitGroup, because both begin from calls the engine may already
+	// have left.
 	checks    int
 	checkDone *sync.Cond
+}
+
+// startAttempt is one start of a process, run in the background so that callers can
+// stop waiting for it at their deadline while it goes on to serve later calls.
+type startAttempt struct {
+	done chan struct{} // closed when the start ends; p and err are set before
+	p    *process
+	err  error
 }
 
 // process is one running plugin.
@@ -148,13 +163,12 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.Start != StartLazy && cfg.Start != StartEager {
 		return nil, fmt.Errorf("plugin %q: start must be %q or %q, got %q", cfg.Name, StartLazy, StartEager, cfg.Start)
 	}
-	c := &Client{
-		cfg: cfg, checksum: sum, closing: make(chan struct{}),
-		info: engine.ScorerInfo{Name: cfg.Name, Where: "plugin", Threshold: engine.DefaultThreshold},
-	}
+	c := &Client{cfg: cfg, checksum: sum, closing: make(chan struct{})}
+	c.info.Store(&engine.ScorerInfo{Name: cfg.Name, Where: "plugin", Threshold: engine.DefaultThreshold})
 	c.checkDone = sync.NewCond(&c.mu)
 	if cfg.Start == StartEager {
 		if _, err := c.acquire(ctx); err != nil {
+			_ = c.Close() // a start ctx gave up on must not leave a process behind
 			return nil, err
 		}
 	}
@@ -199,16 +213,22 @@ func (c *Client) callFailed(ctx context.Context, p *process, err error) error {
 			go c.checkHung(p)
 		}
 		c.mu.Unlock()
-		if errors.Is(context.Cause(ctx), ErrTimeout) {
-			return fmt.Errorf("plugin %q: no answer within %s: %w", c.cfg.Name, c.cfg.Timeout, ErrTimeout)
-		}
-		return fmt.Errorf("plugin %q: %w", c.cfg.Name, ctx.Err())
+		return c.ctxErr(ctx)
 	}
 	if status.Code(err) == codes.Unavailable || p.pc.Exited() {
 		c.replace(p, "crashed")
 		return fmt.Errorf("plugin %q: %w: %v", c.cfg.Name, ErrUnavailable, err)
 	}
 	return fmt.Errorf("plugin %q: %w", c.cfg.Name, errorFromStatus(err))
+}
+
+// ctxErr is the error for a call that ctx ended: ErrTimeout when the configured Timeout
+// ended it, else the context's error.
+func (c *Client) ctxErr(ctx context.Context) error {
+	if errors.Is(context.Cause(ctx), ErrTimeout) {
+		return fmt.Errorf("plugin %q: no answer within %s: %w", c.cfg.Name, c.cfg.Timeout, ErrTimeout)
+	}
+	return fmt.Errorf("plugin %q: %w", c.cfg.Name, ctx.Err())
 }
 
 // checkHung waits HangGrace, then asks the plugin whether a call is still running past its
@@ -250,10 +270,9 @@ func (c *Client) Ping(ctx context.Context) error {
 
 // Describe returns what the plugin said about itself at its last start; before the first
 // start, only the configured name and the default threshold are known.
+// It never waits for a start in progress.
 func (c *Client) Describe() engine.ScorerInfo {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.info
+	return *c.info.Load()
 }
 
 // Starts returns how many processes the Client has started successfully.
@@ -292,7 +311,7 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// waitChecks blocks until no hang check is running.
+// waitChecks blocks until no hang check or start is running.
 func (c *Client) waitChecks() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -302,35 +321,82 @@ func (c *Client) waitChecks() {
 }
 
 // acquire returns the running process, starting one if there is none and the backoff
-// allows. Concurrent callers wait for a single start.
+// allows. Concurrent callers share a single start; each waits for it only until its own
+// ctx ends, and the start goes on without them.
 func (c *Client) acquire(ctx context.Context) (*process, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	a, err := c.currentLocked(ctx)
+	c.mu.Unlock()
+	if a == nil || err != nil {
+		return nil, err
+	}
+	select {
+	case <-a.done:
+		return a.p, a.err
+	case <-ctx.Done():
+		return nil, c.ctxErr(ctx)
+	}
+}
+
+// currentLocked returns a finished attempt holding the running process, or the start in
+// progress, beginning one if needed.
+func (c *Client) currentLocked(ctx context.Context) (*startAttempt, error) {
 	if c.closed {
 		return nil, fmt.Errorf("plugin %q: %w", c.cfg.Name, ErrClosed)
 	}
 	if c.proc != nil {
 		if !c.proc.pc.Exited() {
-			return c.proc, nil
+			done := make(chan struct{})
+			close(done)
+			return &startAttempt{done: done, p: c.proc}, nil
 		}
 		go c.proc.pc.Kill() // reap and clean up
 		c.proc = nil
 		c.failLocked()
 	}
+	if c.starting != nil {
+		return c.starting, nil
+	}
 	if wait := time.Until(c.retryAt); wait > 0 {
 		return nil, fmt.Errorf("plugin %q: %w: next restart in %s", c.cfg.Name, ErrUnavailable, wait.Round(time.Millisecond))
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("plugin %q: %w", c.cfg.Name, err)
+		return nil, c.ctxErr(ctx)
 	}
+	a := &startAttempt{done: make(chan struct{})}
+	c.starting = a
+	c.checks++
+	// Not the caller's deadline: a start the caller gave up on still serves the next call.
+	go c.runStart(context.WithoutCancel(ctx), a)
+	return a, nil
+}
+
+// runStart performs attempt a and records its outcome.
+func (c *Client) runStart(ctx context.Context, a *startAttempt) {
 	p, info, err := c.start(ctx)
-	if err != nil {
+	c.mu.Lock()
+	var orphan *process // started after Close: killed before Close may return
+	switch {
+	case err == nil && c.closed:
+		orphan, p, err = p, nil, fmt.Errorf("plugin %q: %w", c.cfg.Name, ErrClosed)
+	case err == nil:
+		c.proc = p
+		c.info.Store(&info)
+		c.starts++
+	default:
 		c.failLocked()
-		return nil, err
 	}
-	c.proc, c.info = p, info
-	c.starts++
-	return p, nil
+	a.p, a.err = p, err
+	c.starting = nil
+	close(a.done)
+	c.mu.Unlock()
+	if orphan != nil {
+		orphan.pc.Kill()
+	}
+	c.mu.Lock()
+	c.checks--
+	c.checkDone.Broadcast()
+	c.mu.Unlock()
 }
 
 // failLocked records a failure and schedules the next allowed restart.
@@ -411,8 +477,7 @@ func (c *Client) start(ctx context.Context) (*process, engine.ScorerInfo, error)
 	if rc := pc.ReattachConfig(); rc != nil {
 		p.pid = rc.Pid
 	}
-	// Not the caller's deadline: a start the caller gave up on still serves the next call.
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.StartTimeout)
+	dctx, cancel := context.WithTimeout(ctx, c.cfg.StartTimeout)
 	defer cancel()
 	d, err := p.rpc.Describe(dctx, &scorerpb.DescribeRequest{})
 	if err != nil {

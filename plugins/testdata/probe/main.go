@@ -1,12 +1,13 @@
 // Command probe is a scorer plugin that reports on its own start, for the plugins package's
 // tests. Its description carries the value of PROBE_FOO it was started with. When
-// PROBE_GATE names a path, Describe first creates PROBE_GATE+".entered" and then waits
+// PROBE_GATE names a path, Describe first creates PROBE_GATE+".entered" holding its pid and then waits
 // until the path exists, so a test can hold a start in progress for as long as it likes.
 package main
 
 import (
 	"context"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
@@ -21,7 +22,7 @@ func (probe) Score(_ context.Context, req *engine.ScoreRequest) (*engine.ScoreRe
 
 func (probe) Describe() engine.ScorerInfo {
 	if gate := os.Getenv("PROBE_GATE"); gate != "" {
-		_ = os.WriteFile(gate+".entered", nil, 0o600)
+		_ = os.WriteFile(gate+".entered", []byte(strconv.Itoa(os.Getpid())), 0o600)
 		for {
 			if _, err := os.Stat(gate); err == nil {
 				break
