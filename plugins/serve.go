@@ -88,11 +88,16 @@ func (s *server) score(ctx context.Context, req *engine.ScoreRequest) (resp *eng
 }
 
 func (s *server) Describe(context.Context, *scorerpb.DescribeRequest) (*scorerpb.DescribeResponse, error) {
-	info := engine.ScorerInfo{Threshold: engine.DefaultThreshold}
+	// One call to the scorer per request: its Describe may be slow, and engine.ThresholdOf
+	// would call it again.
+	var info engine.ScorerInfo
 	if d, ok := s.impl.(engine.Describer); ok {
 		info = d.Describe()
 	}
-	return &scorerpb.DescribeResponse{Name: info.Name, Description: info.Description, Threshold: engine.ThresholdOf(s.impl)}, nil
+	if info.Threshold <= 0 || info.Threshold > 1 {
+		info.Threshold = engine.DefaultThreshold
+	}
+	return &scorerpb.DescribeResponse{Name: info.Name, Description: info.Description, Threshold: info.Threshold}, nil
 }
 
 func (s *server) Ping(_ context.Context, in *scorerpb.PingRequest) (*scorerpb.PingResponse, error) {
