@@ -439,7 +439,16 @@ func (c *Client) replace(p *process, why string) {
 
 // start launches and handshakes a new process, then asks it to describe itself.
 func (c *Client) start(ctx context.Context) (*process, engine.ScorerInfo, error) {
-	cmd := exec.Command(c.cfg.Command, c.cfg.Args...)
+	info := engine.ScorerInfo{Name: c.cfg.Name, Where: "plugin", Threshold: engine.DefaultThreshold}
+	bin, err := openPinned(c.cfg.Command, c.checksum)
+	if err != nil {
+		return nil, info, fmt.Errorf("plugin %q: %w", c.cfg.Name, err)
+	}
+	// The process has been started (or has failed to) when start returns: exec no longer
+	// needs the descriptor.
+	defer bin.Close()
+	cmd := exec.Command(execPath(bin), c.cfg.Args...)
+	cmd.Args[0] = c.cfg.Command // what the plugin sees as its name
 	// Configured values come after the host's so that exec, which keeps the last value of a
 	// duplicated key, lets them override it. go-plugin would append os.Environ() after
 	// cmd.Env, hence SkipHostEnv: the host's environment is already here.
@@ -450,22 +459,19 @@ func (c *Client) start(ctx context.Context) (*process, engine.ScorerInfo, error)
 		Plugins:          plugin.PluginSet{pluginKey: &grpcPlugin{}},
 		Cmd:              cmd,
 		SkipHostEnv:      true,
-		SecureConfig:     &plugin.SecureConfig{Checksum: c.checksum, Hash: sha256.New()},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		StartTimeout:     c.cfg.StartTimeout,
 		Stderr:           c.cfg.Logs,
 		Logger:           hclog.New(&hclog.LoggerOptions{Name: "plugin." + c.cfg.Name, Output: c.cfg.Logs, Level: hclog.Warn}),
 	})
-	info := engine.ScorerInfo{Name: c.cfg.Name, Where: "plugin", Threshold: engine.DefaultThreshold}
 	fail := func(sentinel, err error) (*process, engine.ScorerInfo, error) {
 		pc.Kill()
 		return nil, info, fmt.Errorf("plugin %q: %w: %v", c.cfg.Name, sentinel, err)
 	}
+	// No go-plugin SecureConfig: it would hash the file by name again; openPinned hashed
+	// the very file that is started.
 	rpcClient, err := pc.Client()
-	if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
-		return fail(ErrChecksum, err)
-	}
 	if err != nil {
 		return fail(ErrStart, err)
 	}

@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 
@@ -26,3 +27,7 @@ func dieWithParent() {
 func hostProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
+
+// execPath is the path that starts the program f holds open: /proc/self/fd/N, which the
+// child resolves in its own copy of the descriptor table before exec closes it (fexecve).
+func execPath(f *os.File) string { return fmt.Sprintf("/proc/self/fd/%d", f.Fd()) }
