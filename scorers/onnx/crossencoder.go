@@ -101,8 +101,8 @@ func (s *Scorer) runBatch(b *Batch) ([]float64, error) {
 		inputs = append(inputs, t)
 	}
 	outs := []ort.Value{nil}
-	if err := s.sess.Run(inputs, outs); err != nil {
-		return nil, fmt.Errorf("onnx: run %s: %w", s.man.Name, err)
+	if err := s.run(inputs, outs); err != nil {
+		return nil, err
 	}
 	defer outs[0].Destroy()
 	t, ok := outs[0].(*ort.Tensor[float32])

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/hftok"
@@ -34,6 +35,9 @@ var (
 	ErrModel = errors.New("model unusable")
 	// ErrShapeMismatch is wrapped when the graph's inputs or outputs differ from the manifest.
 	ErrShapeMismatch = errors.New("model does not match its manifest")
+	// ErrClosed is wrapped by Score once Close has run: the engine may let a call outlive its
+	// deadline past the server's shutdown, and it must fail, not touch a destroyed session.
+	ErrClosed = errors.New("scorer closed")
 )
 
 // Options configure Open.
@@ -48,8 +52,12 @@ type Options struct {
 // Scorer runs one model. It holds one onnxruntime session, whose Run is safe for concurrent
 // use with separate tensors, so concurrent Score calls share it.
 type Scorer struct {
-	dir      string
-	man      *manifest.Manifest
+	dir string
+	man *manifest.Manifest
+	// mu guards sess and opts against Close: every Run holds it for reading, Close for
+	// writing, so Close waits for the runs in flight (one batch each, not whole requests)
+	// and later runs see a nil session and return ErrClosed.
+	mu       sync.RWMutex
 	sess     *ort.DynamicAdvancedSession
 	opts     *ort.SessionOptions
 	inNames  []string
@@ -186,8 +194,11 @@ func (s *Scorer) Describe() engine.ScorerInfo {
 	}
 }
 
-// Close releases the session.
+// Close releases the session once the runs in flight have finished; Score then fails with
+// ErrClosed. Closing again does nothing.
 func (s *Scorer) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var errs []error
 	if s.sess != nil {
 		errs = append(errs, s.sess.Destroy())
@@ -205,6 +216,9 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if s.closed() {
+		return nil, fmt.Errorf("onnx: %s: %w", s.man.Name, ErrClosed)
+	}
 	if len(req.Lines) == 0 {
 		return &engine.ScoreResponse{Scores: []float64{}}, nil
 	}
@@ -221,8 +235,8 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 	}
 	defer in.Destroy()
 	outs := []ort.Value{nil}
-	if err := s.sess.Run([]ort.Value{in}, outs); err != nil {
-		return nil, fmt.Errorf("onnx: run %s: %w", s.man.Name, err)
+	if err := s.run([]ort.Value{in}, outs); err != nil {
+		return nil, err
 	}
 	defer outs[0].Destroy()
 	raw, err := floatData(outs[0], m.N)
@@ -242,6 +256,26 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 		resp.Threshold = &t
 	}
 	return resp, nil
+}
+
+// closed reports whether Close has run.
+func (s *Scorer) closed() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.sess == nil
+}
+
+// run runs the session under the read lock, so Close cannot destroy it mid-run.
+func (s *Scorer) run(in, out []ort.Value) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.sess == nil {
+		return fmt.Errorf("onnx: %s: %w", s.man.Name, ErrClosed)
+	}
+	if err := s.sess.Run(in, out); err != nil {
+		return fmt.Errorf("onnx: run %s: %w", s.man.Name, err)
+	}
+	return nil
 }
 
 // floatData returns the float32 contents of an output that must hold exactly n values.
