@@ -29,13 +29,17 @@ type Batch struct {
 }
 
 // EncodeBatch tokenizes (goal, PairText) for lines [from, to), truncating each pair to
-// maxLen tokens and padding to the longest pair of the batch.
-func EncodeBatch(tok *hftok.Tokenizer, goal string, lines []string, from, to, context, maxLen int) *Batch {
+// maxLen tokens and padding to the longest pair of the batch, or to width when width > 0
+// (a model with a fixed sequence length; width must be at least maxLen).
+func EncodeBatch(tok *hftok.Tokenizer, goal string, lines []string, from, to, context, maxLen, width int) *Batch {
 	encs := make([]hftok.Encoding, 0, to-from)
-	width := 1
+	fixed := width > 0
+	width = max(width, 1)
 	for i := from; i < to; i++ {
 		e := tok.EncodePair(goal, PairText(lines, i, context), maxLen)
-		width = max(width, len(e.IDs))
+		if !fixed {
+			width = max(width, len(e.IDs))
+		}
 		encs = append(encs, e)
 	}
 	b := &Batch{Rows: len(encs), Width: width}
@@ -55,21 +59,63 @@ func EncodeBatch(tok *hftok.Tokenizer, goal string, lines []string, from, to, co
 	return b
 }
 
+// padRows grows b to rows rows with copies of its first row, for a model with a fixed batch
+// size: a copy of a real pair cannot make the model misbehave as an all-padding row might
+// (a fully masked attention row), and its score is dropped.
+func (b *Batch) padRows(rows int) {
+	w := b.Width
+	for ; b.Rows < rows; b.Rows++ {
+		b.IDs = append(b.IDs, b.IDs[:w]...)
+		b.Mask = append(b.Mask, b.Mask[:w]...)
+		b.TypeIDs = append(b.TypeIDs, b.TypeIDs[:w]...)
+	}
+}
+
+// crossEncoderDims returns the batch size and sequence length the model's inputs fix (0:
+// dynamic), refusing inputs that fix them differently or a sequence too short for a pair.
+func crossEncoderDims(man *manifest.Manifest, ins []ort.InputOutputInfo) (batch, seq int, err error) {
+	var first manifest.Tensor
+	for i, in := range man.Inputs {
+		b, q := fixedDim(in, ins, 0), fixedDim(in, ins, 1)
+		if i == 0 {
+			first, batch, seq = in, b, q
+			continue
+		}
+		if b != batch || q != seq {
+			return 0, 0, fmt.Errorf("%w: inputs %q (shape %v) and %q (shape %v) disagree on their dimensions",
+				ErrShapeMismatch, first.Name, graphShape(first, ins), in.Name, graphShape(in, ins))
+		}
+	}
+	if seq > 0 && seq < 8 {
+		return 0, 0, fmt.Errorf("%w: input %q has shape %v: a fixed sequence length under 8 leaves no room for a pair",
+			ErrShapeMismatch, first.Name, graphShape(first, ins))
+	}
+	return batch, seq, nil
+}
+
 func (s *Scorer) scoreCrossEncoder(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
 	ce := s.man.CrossEncoder
 	n := len(req.Lines)
+	size, maxLen := ce.BatchSize, ce.MaxLength
+	if s.fixedBatch > 0 {
+		size = s.fixedBatch
+	}
+	if s.fixedSeq > 0 {
+		maxLen = min(maxLen, s.fixedSeq)
+	}
 	scores := make([]float64, n)
-	for from := 0; from < n; from += ce.BatchSize {
+	for from := 0; from < n; from += size {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		to := min(n, from+ce.BatchSize)
-		b := EncodeBatch(s.tok, req.Goal, req.Lines, from, to, ce.ContextLines, ce.MaxLength)
+		to := min(n, from+size)
+		b := EncodeBatch(s.tok, req.Goal, req.Lines, from, to, ce.ContextLines, maxLen, s.fixedSeq)
+		b.padRows(s.fixedBatch)
 		out, err := s.runBatch(b)
 		if err != nil {
 			return nil, err
 		}
-		copy(scores[from:to], out)
+		copy(scores[from:to], out[:to-from])
 	}
 	return &engine.ScoreResponse{Scores: scores}, nil
 }

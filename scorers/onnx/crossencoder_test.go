@@ -17,8 +17,9 @@ import (
 
 // probeGraph is a stand-in cross-encoder whose output reveals its inputs exactly:
 // score = 1 / (1 + Σ input_ids·mask + 1000 · Σ token_type_ids·mask) per pair, shape [batch, 1].
-func probeGraph() []byte {
-	seq := []onnxpb.Dim{{Param: "batch"}, {Param: "sequence"}}
+// Its inputs have shape [batch, seq] (a Param for a dynamic axis).
+func probeGraph(batch, seqLen onnxpb.Dim) []byte {
+	seq := []onnxpb.Dim{batch, seqLen}
 	g := onnxpb.Graph{
 		Name: "probe",
 		Inputs: []onnxpb.ValueInfo{
@@ -26,7 +27,7 @@ func probeGraph() []byte {
 			{Name: "attention_mask", Type: onnxpb.Int64, Dims: seq},
 			{Name: "token_type_ids", Type: onnxpb.Int64, Dims: seq},
 		},
-		Outputs: []onnxpb.ValueInfo{{Name: "logits", Type: onnxpb.Float, Dims: []onnxpb.Dim{{Param: "batch"}, {Value: 1}}}},
+		Outputs: []onnxpb.ValueInfo{{Name: "logits", Type: onnxpb.Float, Dims: []onnxpb.Dim{batch, {Value: 1}}}},
 		Initializers: []onnxpb.Tensor{
 			onnxpb.FloatTensor("thousand", []float32{1000}, 1),
 			onnxpb.FloatTensor("one", []float32{1}, 1),
@@ -55,7 +56,7 @@ func writeCrossEncoder(t testing.TB, maxLen, batch int) string {
 	tokJSON, err := os.ReadFile("hftok/testdata/wordpiece.json")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "tokenizer.json"), tokJSON, 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.onnx"), probeGraph(), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.onnx"), probeGraph(onnxpb.Dim{Param: "batch"}, onnxpb.Dim{Param: "sequence"}), 0o644))
 	seq := []manifest.Dim{{Param: "batch"}, {Param: "sequence"}}
 	man := &manifest.Manifest{
 		Name: "probe", Version: "0", Family: manifest.FamilyCrossEncoder, Threshold: 0.5,

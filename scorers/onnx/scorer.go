@@ -63,6 +63,8 @@ type Scorer struct {
 	inNames  []string
 	outNames []string
 	tok      *hftok.Tokenizer // cross-encoders only
+	// fixedBatch and fixedSeq are a cross-encoder's fixed input dimensions (0: dynamic).
+	fixedBatch, fixedSeq int
 }
 
 var (
@@ -110,6 +112,18 @@ func Open(_ context.Context, dir string, o Options) (*Scorer, error) {
 	}
 	if err := checkIO(man, ins, outs); err != nil {
 		return nil, err
+	}
+	switch man.Family {
+	case manifest.FamilyLineFeatures:
+		// One row per line: a fixed row count would fail every request of another length.
+		if in := man.Inputs[0]; fixedDim(in, ins, 0) > 0 {
+			return nil, fmt.Errorf("%w: input %q has shape %v: a line-features model must take any number of rows",
+				ErrShapeMismatch, in.Name, graphShape(in, ins))
+		}
+	case manifest.FamilyCrossEncoder:
+		if s.fixedBatch, s.fixedSeq, err = crossEncoderDims(man, ins); err != nil {
+			return nil, err
+		}
 	}
 	for _, t := range man.Inputs {
 		s.inNames = append(s.inNames, t.Name)
@@ -175,6 +189,30 @@ func checkIO(man *manifest.Manifest, ins, outs []ort.InputOutputInfo) error {
 		return err
 	}
 	return cmp("output", man.Outputs, outs)
+}
+
+// fixedDim returns axis d of input t when the graph or the manifest fixes it, else 0.
+// checkIO has already made sure the two agree where both are fixed.
+func fixedDim(t manifest.Tensor, ins []ort.InputOutputInfo, d int) int {
+	for _, g := range ins {
+		if g.Name == t.Name && g.Dimensions[d] > 0 {
+			return int(g.Dimensions[d])
+		}
+	}
+	if t.Shape[d].Fixed() && t.Shape[d].Size > 0 {
+		return int(t.Shape[d].Size)
+	}
+	return 0
+}
+
+// graphShape returns input t's shape as the graph declares it (-1 for a symbolic axis).
+func graphShape(t manifest.Tensor, ins []ort.InputOutputInfo) ort.Shape {
+	for _, g := range ins {
+		if g.Name == t.Name {
+			return g.Dimensions
+		}
+	}
+	return nil
 }
 
 // Manifest returns the model's manifest.
