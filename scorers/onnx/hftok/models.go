@@ -1,6 +1,7 @@
 package hftok
 
 import (
+	"container/heap"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -146,34 +147,9 @@ func (b *bpe) id(tok string) (int64, bool) {
 	return id, ok
 }
 
-// tokenize applies merges by rank, lowest first, until none applies.
+// tokenize splits word into runes, applies the merges (mergeAll) and maps the symbols to ids.
 func (b *bpe) tokenize(word string) []int64 {
-	syms := make([]string, 0, len(word))
-	for _, r := range word {
-		syms = append(syms, string(r))
-	}
-	for len(syms) > 1 {
-		best, at := -1, -1
-		for i := 0; i+1 < len(syms); i++ {
-			if r, ok := b.ranks[[2]string{syms[i], syms[i+1]}]; ok && (best < 0 || r < best) {
-				best, at = r, i
-			}
-		}
-		if at < 0 {
-			break
-		}
-		pair := [2]string{syms[at], syms[at+1]}
-		merged := syms[:0:0]
-		for i := 0; i < len(syms); i++ {
-			if i+1 < len(syms) && syms[i] == pair[0] && syms[i+1] == pair[1] {
-				merged = append(merged, pair[0]+pair[1])
-				i++
-				continue
-			}
-			merged = append(merged, syms[i])
-		}
-		syms = merged
-	}
+	syms := b.mergeAll(word)
 	out := make([]int64, 0, len(syms))
 	for _, s := range syms {
 		if id, ok := b.vocab[s]; ok {
@@ -183,4 +159,116 @@ func (b *bpe) tokenize(word string) []int64 {
 		}
 	}
 	return out
+}
+
+// mergeAll applies the merges to word's runes in rounds: each round takes the lowest-ranked
+// pair present and merges every occurrence of it, left to right without overlap, and the
+// rounds repeat until no adjacent pair has a rank.
+//
+// The symbols form a linked list over the runes and every ranked adjacent pair sits in a
+// min-heap keyed by (rank, position), as in the Hugging Face tokenizers crate (word.rs
+// merge_all), so a word of n runes costs O(n log n) rather than a rescan per merge.
+// Unlike the crate, pairs a round creates enter the heap only when the round ends: with a
+// merges list where a merge's result takes part in a lower-ranked merge (which training
+// never produces) the crate would interleave the two, while the rounds here keep the
+// result of rescanning the word after every merge.
+func (b *bpe) mergeAll(word string) []string {
+	if !utf8.ValidString(word) {
+		// Each invalid byte is a symbol U+FFFD of its own, as ranging over the string gives.
+		var sb strings.Builder
+		for _, r := range word {
+			sb.WriteRune(r)
+		}
+		word = sb.String()
+	}
+	// Symbol i is word[syms[i].start:syms[i].end]; an absorbed symbol has end == start.
+	var syms []bpeSym
+	for i, r := range word {
+		syms = append(syms, bpeSym{start: i, end: i + utf8.RuneLen(r), prev: len(syms) - 1, next: len(syms) + 1})
+	}
+	if len(syms) == 0 {
+		return []string{}
+	}
+	syms[len(syms)-1].next = -1
+	// rankAt is the rank of the pair starting at symbol i, or -1.
+	rankAt := func(i int) int {
+		j := syms[i].next
+		if j < 0 {
+			return -1
+		}
+		if r, ok := b.ranks[[2]string{word[syms[i].start:syms[i].end], word[syms[j].start:syms[j].end]}]; ok {
+			return r
+		}
+		return -1
+	}
+	h := make(pairHeap, 0, len(syms))
+	for i := range syms {
+		if r := rankAt(i); r >= 0 {
+			h = append(h, pairAt{rank: r, pos: i})
+		}
+	}
+	heap.Init(&h)
+	var touched []int
+	for h.Len() > 0 {
+		round := -1
+		for h.Len() > 0 && (round < 0 || h[0].rank == round) {
+			p := heap.Pop(&h).(pairAt)
+			// A stale entry: its left symbol was absorbed, or either side has grown since.
+			if syms[p.pos].end == syms[p.pos].start || rankAt(p.pos) != p.rank {
+				continue
+			}
+			round = p.rank
+			i, j := p.pos, syms[p.pos].next
+			syms[i].end = syms[j].end
+			syms[j].end = syms[j].start
+			syms[i].next = syms[j].next
+			if k := syms[j].next; k >= 0 {
+				syms[k].prev = i
+			}
+			if k := syms[i].prev; k >= 0 {
+				touched = append(touched, k)
+			}
+			touched = append(touched, i)
+		}
+		// The pairs this round made join the heap only now, so a lower-ranked one cannot
+		// cut in before the round has merged every occurrence.
+		for _, i := range touched {
+			if syms[i].end == syms[i].start {
+				continue
+			}
+			if r := rankAt(i); r >= 0 {
+				heap.Push(&h, pairAt{rank: r, pos: i})
+			}
+		}
+		touched = touched[:0]
+	}
+	out := make([]string, 0, len(syms))
+	for i := 0; i >= 0; i = syms[i].next {
+		out = append(out, word[syms[i].start:syms[i].end])
+	}
+	return out
+}
+
+type bpeSym struct{ start, end, prev, next int }
+
+// pairAt is a mergeable pair: the symbol at pos and the one after it.
+type pairAt struct{ rank, pos int }
+
+// pairHeap orders pairs by rank, then by position, so equal ranks merge left to right.
+type pairHeap []pairAt
+
+func (h pairHeap) Len() int { return len(h) }
+func (h pairHeap) Less(i, j int) bool {
+	if h[i].rank != h[j].rank {
+		return h[i].rank < h[j].rank
+	}
+	return h[i].pos < h[j].pos
+}
+func (h pairHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *pairHeap) Push(x any)   { *h = append(*h, x.(pairAt)) }
+func (h *pairHeap) Pop() any {
+	old := *h
+	p := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return p
 }
