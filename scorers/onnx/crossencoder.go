@@ -30,13 +30,18 @@ type Batch struct {
 
 // EncodeBatch tokenizes (goal, PairText) for lines [from, to), truncating each pair to
 // maxLen tokens and padding to the longest pair of the batch, or to width when width > 0
-// (a model with a fixed sequence length; width must be at least maxLen).
-func EncodeBatch(tok *hftok.Tokenizer, goal string, lines []string, from, to, context, maxLen, width int) *Batch {
+// (a model with a fixed sequence length; width must be at least maxLen). It checks ctx
+// before each pair, since one pair of long lines can take a while, and returns ctx.Err().
+func EncodeBatch(ctx context.Context, tok *hftok.Tokenizer, goal string, lines []string, from, to, context, maxLen, width int) (*Batch, error) {
 	encs := make([]hftok.Encoding, 0, to-from)
 	fixed := width > 0
 	width = max(width, 1)
+	goal = clipText(goal, maxLen)
 	for i := from; i < to; i++ {
-		e := tok.EncodePair(goal, PairText(lines, i, context), maxLen)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		e := tok.EncodePair(goal, clipText(PairText(lines, i, context), maxLen), maxLen)
 		if !fixed {
 			width = max(width, len(e.IDs))
 		}
@@ -56,7 +61,38 @@ func EncodeBatch(tok *hftok.Tokenizer, goal string, lines []string, from, to, co
 			}
 		}
 	}
-	return b
+	return b, nil
+}
+
+// clipBytesPerToken bounds the bytes one kept token can stand for in clipText.
+const clipBytesPerToken = 64
+
+// clipText cuts s, when it is longer than maxLen*clipBytesPerToken bytes, at the first
+// ASCII letter or digit followed by a space, tab or newline from that length on, so that a
+// megabyte line is not tokenized only for truncation to keep maxLen tokens of it.
+//
+// The tokens of the cut text are then a prefix of those of s: every normalizer here maps
+// characters one by one (or, for NFC/NFKC, never composes across an ASCII space), and
+// every pre-tokenizer ends a word at that letter or digit before a space in both texts. As
+// truncation keeps a prefix of each side and depends only on how many tokens each side has
+// up to maxLen, the encoding is unchanged whenever the cut text still has maxLen tokens,
+// that is for any text averaging under 64 bytes a token. It may differ only for absurd input:
+// the first maxLen*64 bytes give fewer than maxLen tokens (WordPiece turns every word over
+// 100 characters into one [UNK], so a line of such words does), or an added token
+// containing whitespace straddles the cut. maxLen <= 0 (no limit) or a shorter s: s as is.
+func clipText(s string, maxLen int) string {
+	if maxLen <= 0 || len(s) <= maxLen*clipBytesPerToken {
+		return s
+	}
+	for p := maxLen * clipBytesPerToken; p < len(s); p++ {
+		switch s[p] {
+		case ' ', '\t', '\n':
+			if c := s[p-1]; 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+				return s[:p]
+			}
+		}
+	}
+	return s
 }
 
 // padRows grows b to rows rows with copies of its first row, for a model with a fixed batch
@@ -105,11 +141,11 @@ func (s *Scorer) scoreCrossEncoder(ctx context.Context, req *engine.ScoreRequest
 	}
 	scores := make([]float64, n)
 	for from := 0; from < n; from += size {
-		if err := ctx.Err(); err != nil {
+		to := min(n, from+size)
+		b, err := EncodeBatch(ctx, s.tok, req.Goal, req.Lines, from, to, ce.ContextLines, maxLen, s.fixedSeq)
+		if err != nil {
 			return nil, err
 		}
-		to := min(n, from+size)
-		b := EncodeBatch(s.tok, req.Goal, req.Lines, from, to, ce.ContextLines, maxLen, s.fixedSeq)
 		b.padRows(s.fixedBatch)
 		out, err := s.runBatch(b)
 		if err != nil {
