@@ -188,24 +188,17 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 			if id == "" {
 				id = NewPruneID()
 			}
-			warnings := []string{WarnInternalError}
 			// ctx may be the prune's own deadline, cancelled by now: the text is stored anyway.
-			if e.store.Put(context.WithoutCancel(ctx), id, req.Text) != nil {
-				warnings = append(warnings, WarnRecoveryUnavailable)
-			}
 			est := (len(req.Text) + 3) / 4
-			res, err = e.fallback(id, req.Text, start, est, warnings...), nil
-			res.ScorerName, res.FallbackError = asked, fmt.Sprintf("panic: %v", p)
+			res = e.failOpen(context.WithoutCancel(ctx), id, req.Text, start, est, WarnInternalError)
+			res, err = failed(res, asked, fmt.Errorf("panic: %v", p)), nil
 		}
 	}()
 	id = e.newID()
 	if e.tooLarge(req.Text) {
 		// Checked before the options (as the reference does): the text is stored so the id
 		// still recovers, and comes back unchanged.
-		if err := e.store.Put(ctx, id, req.Text); err != nil {
-			return failed(e.fallback(id, req.Text, start, -1, WarnInputTooLarge, WarnRecoveryUnavailable), "", fmt.Errorf("store: %w", err)), nil
-		}
-		return e.fallback(id, req.Text, start, -1, WarnInputTooLarge), nil
+		return e.failOpen(ctx, id, req.Text, start, -1, WarnInputTooLarge), nil
 	}
 	if err := req.Options.Validate(); err != nil {
 		return nil, err
@@ -230,11 +223,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 		}
 		// A scorer that exists but cannot be built now (a model that will not load, a plugin
 		// that will not start) fails like one that fails when asked.
-		warnings := []string{WarnScorerError}
-		if perr := e.store.Put(ctx, id, req.Text); perr != nil {
-			warnings = append(warnings, WarnRecoveryUnavailable)
-		}
-		return failed(e.fallback(id, req.Text, start, -1, warnings...), name, err), nil
+		return failed(e.failOpen(ctx, id, req.Text, start, -1, WarnScorerError), name, err), nil
 	}
 	if err := e.store.Put(ctx, id, req.Text); err != nil {
 		// Every cut must be recoverable: lines the store cannot give back are not cut.
@@ -328,12 +317,16 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 // waiting in a server's queue). A text the store refuses adds WarnRecoveryUnavailable; the
 // error is always nil.
 func (e *Engine) Fallback(ctx context.Context, text, warning string) (*Result, error) {
-	start := e.now()
-	id := e.newID()
+	return e.failOpen(ctx, e.newID(), text, e.now(), -1, warning), nil
+}
+
+// failOpen stores text under id and returns the seed's fail-open result for it with warning.
+// A text the store refuses adds WarnRecoveryUnavailable, and the store's error is the reason.
+func (e *Engine) failOpen(ctx context.Context, id, text string, start time.Time, tokens int, warning string) *Result {
 	if err := e.store.Put(ctx, id, text); err != nil {
-		return failed(e.fallback(id, text, start, -1, warning, WarnRecoveryUnavailable), "", fmt.Errorf("store: %w", err)), nil
+		return failed(e.fallback(id, text, start, tokens, warning, WarnRecoveryUnavailable), "", fmt.Errorf("store: %w", err))
 	}
-	return e.fallback(id, text, start, -1, warning), nil
+	return e.fallback(id, text, start, tokens, warning)
 }
 
 func (e *Engine) tooLarge(text string) bool {
