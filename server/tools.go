@@ -247,8 +247,8 @@ func (t *toolset) prune(ctx context.Context, raw []byte) (any, *callLog, error) 
 		req.Text = text
 	} else {
 		// The engine checks the options too, but the admission queue below waits up to
-		// timeout_ms first: an out-of-range one must not queue, and one past ~9.2e12 wraps to a
-		// negative wait (no queue) or an arbitrary one. The size is still checked first.
+		// timeout_ms first: a request the engine will refuse must not wait for a slot. The
+		// size is still checked first, as the engine does.
 		if err := a.Options.Validate(); err != nil && !t.tooLarge(a.Text) {
 			return nil, nil, err
 		}

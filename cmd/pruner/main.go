@@ -79,12 +79,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			continue
 		}
 		err := c.run(ctx, args[1:], stdin, stdout, stderr)
+		var ue *usageError
 		switch {
 		case err == nil, errors.Is(err, flag.ErrHelp):
 			return 0
-		case errors.As(err, new(*usageError)):
-			var ue *usageError
-			if errors.As(err, &ue) && !ue.shown {
+		case errors.As(err, &ue):
+			if !ue.shown {
 				fmt.Fprintf(stderr, "pruner %s: %v\n", c.name, err)
 			}
 			return 2

@@ -50,7 +50,8 @@ Flags:
 	if err != nil {
 		return err
 	}
-	if err := cfg.applyEnv(explicitFlags(fs)); err != nil {
+	set := explicitFlags(fs)
+	if err := cfg.applyEnv(set); err != nil {
 		return err
 	}
 	if strings.TrimSpace(*goal) == "" {
@@ -59,11 +60,10 @@ Flags:
 	if *budget > 0 {
 		// A budget is the reader's word on how much to keep: the command line's own floors
 		// give way unless they were asked for.
-		explicit := explicitFlags(fs).explicit
-		if !explicit["max-prune-ratio"] {
+		if !set.explicit["max-prune-ratio"] {
 			*maxRatio = 1
 		}
-		if !explicit["min-keep-lines"] {
+		if !set.explicit["min-keep-lines"] {
 			*minKeep = 0
 		}
 	}

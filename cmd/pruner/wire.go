@@ -132,12 +132,7 @@ func allowedSpecs(c *engineConfig) []string {
 	if strings.Contains(c.scorer, ":") {
 		specs = append(specs, c.scorer)
 	}
-	for _, s := range strings.Split(c.allowScorers, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			specs = append(specs, s)
-		}
-	}
-	return specs
+	return append(specs, splitList(c.allowScorers)...)
 }
 
 // built is a ready engine with the pieces commands need to reach directly.
