@@ -570,11 +570,7 @@ func (e *Engine) lineCosts(raw []string) []int {
 // word but costs one before indentation or an empty line (measured on cl100k_base). It only
 // prices selection; reported counts are exact.
 func prefixCost(n int, l string) int {
-	d := 1
-	for ; n >= 10; n /= 10 {
-		d++
-	}
-	c := (d+2)/3 + 1
+	c := (decimalDigits(n)+2)/3 + 1
 	if l == "" || l[0] == ' ' || l[0] == '\t' || l[0] == '\r' {
 		c++
 	}

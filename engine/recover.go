@@ -158,12 +158,15 @@ func recoverySize(ctx context.Context, ls lineSet, textBytes int, ranges []Range
 }
 
 // prefixLen is len(LinePrefix(ln)).
-func prefixLen(ln int) int {
+func prefixLen(ln int) int { return decimalDigits(ln) + len("│ ") }
+
+// decimalDigits is the number of digits of n >= 0 in base 10.
+func decimalDigits(n int) int {
 	d := 1
-	for ; ln >= 10; ln /= 10 {
+	for ; n >= 10; n /= 10 {
 		d++
 	}
-	return d + len("│ ")
+	return d
 }
 
 // prefixBytes is the total length of LinePrefix(1) ... LinePrefix(n).
