@@ -85,9 +85,8 @@ type Registry struct {
 	built     map[string]Scorer
 	defaultBy map[SourceType]string
 	fallback  string
-	// limited is set by Allow: from then on Get builds only the family specs in allowed,
-	// and every argument of the families in open.
-	limited bool
+	// allowed and open are set by Allow (nil before): from then on Get builds only the
+	// family specs in allowed, and every argument of the families in open.
 	allowed map[string]bool
 	open    map[string]bool
 }
@@ -186,7 +185,6 @@ func (r *Registry) Allow(specs ...string) error {
 			r.allowed[spec] = true
 		}
 	}
-	r.limited = true
 	return nil
 }
 
@@ -219,7 +217,7 @@ func (r *Registry) Get(ctx context.Context, spec string) (Scorer, error) {
 		r.mu.Unlock()
 		return nil, err
 	}
-	if r.limited && !r.allowed[spec] && !r.open[prefix] {
+	if r.allowed != nil && !r.allowed[spec] && !r.open[prefix] {
 		r.mu.Unlock()
 		return nil, fmt.Errorf("scorer %q: %w: this server builds %s: scorers only for the arguments its operator allowed", spec, ErrScorerNotAllowed, prefix)
 	}
