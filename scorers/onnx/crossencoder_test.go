@@ -68,9 +68,7 @@ func writeCrossEncoder(t testing.TB, maxLen, batch int) string {
 		Outputs:      []manifest.Tensor{{Name: "logits", Role: manifest.RoleScores, Type: "float32", Shape: []manifest.Dim{{Param: "batch"}, {Size: 1}}}},
 		CrossEncoder: &manifest.CrossEncoder{Tokenizer: "tokenizer.json", MaxLength: maxLen, BatchSize: batch, ContextLines: 1, Activation: "none"},
 	}
-	b, err := man.Marshal()
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, manifest.FileName), b, 0o644))
+	writeManifest(t, dir, man)
 	return dir
 }
 

@@ -27,21 +27,18 @@ func writeFixedCrossEncoder(t *testing.T, maxLen, batchSize int, batch, seq int6
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.onnx"), probeGraph(gdim(batch, "batch"), gdim(seq, "sequence")), 0o644))
 	if inManifest {
-		man, err := manifest.Load(dir)
-		require.NoError(t, err)
 		mdim := func(v int64, p string) manifest.Dim {
 			if v > 0 {
 				return manifest.Dim{Size: v}
 			}
 			return manifest.Dim{Param: p}
 		}
-		for i := range man.Inputs {
-			man.Inputs[i].Shape = []manifest.Dim{mdim(batch, "batch"), mdim(seq, "sequence")}
-		}
-		man.Outputs[0].Shape[0] = mdim(batch, "batch")
-		b, err := man.Marshal()
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, manifest.FileName), b, 0o644))
+		editManifest(t, dir, func(man *manifest.Manifest) {
+			for i := range man.Inputs {
+				man.Inputs[i].Shape = []manifest.Dim{mdim(batch, "batch"), mdim(seq, "sequence")}
+			}
+			man.Outputs[0].Shape[0] = mdim(batch, "batch")
+		})
 	}
 	return dir
 }
@@ -93,12 +90,7 @@ func TestOpenRefusesUnusableFixedDims(t *testing.T) {
 		{"sequence shorter than a pair", func(t *testing.T) string { return writeFixedCrossEncoder(t, 64, 2, 0, 4, true) }, `"input_ids" has shape [-1 4]`},
 		{"inputs disagree", func(t *testing.T) string {
 			dir := writeCrossEncoder(t, 64, 2)
-			man, err := manifest.Load(dir)
-			require.NoError(t, err)
-			man.Inputs[1].Shape[1] = manifest.Dim{Size: 16}
-			b, err := man.Marshal()
-			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(filepath.Join(dir, manifest.FileName), b, 0o644))
+			editManifest(t, dir, func(man *manifest.Manifest) { man.Inputs[1].Shape[1] = manifest.Dim{Size: 16} })
 			return dir
 		}, `"attention_mask"`},
 		{"line features with a fixed row count", func(t *testing.T) string {

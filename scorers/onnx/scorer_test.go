@@ -94,11 +94,26 @@ func writeLineModel(t testing.TB, m *train.Model, edit func(*manifest.Manifest))
 	if edit != nil {
 		edit(man)
 	}
+	writeManifest(t, dir, man)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.onnx"), m.ONNX("test model", nil), 0o644))
+	return dir
+}
+
+// writeManifest writes man as dir's manifest.
+func writeManifest(t testing.TB, dir string, man *manifest.Manifest) {
+	t.Helper()
 	b, err := man.Marshal()
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, manifest.FileName), b, 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "model.onnx"), m.ONNX("test model", nil), 0o644))
-	return dir
+}
+
+// editManifest loads dir's manifest, applies edit and writes it back.
+func editManifest(t testing.TB, dir string, edit func(*manifest.Manifest)) {
+	t.Helper()
+	man, err := manifest.Load(dir)
+	require.NoError(t, err)
+	edit(man)
+	writeManifest(t, dir, man)
 }
 
 func open(t testing.TB, dir string) *onnx.Scorer {
