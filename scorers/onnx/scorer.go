@@ -194,10 +194,8 @@ func checkIO(man *manifest.Manifest, ins, outs []ort.InputOutputInfo) error {
 // fixedDim returns axis d of input t when the graph or the manifest fixes it, else 0.
 // checkIO has already made sure the two agree where both are fixed.
 func fixedDim(t manifest.Tensor, ins []ort.InputOutputInfo, d int) int {
-	for _, g := range ins {
-		if g.Name == t.Name && g.Dimensions[d] > 0 {
-			return int(g.Dimensions[d])
-		}
+	if g := graphShape(t, ins); g != nil && g[d] > 0 {
+		return int(g[d])
 	}
 	if t.Shape[d].Fixed() && t.Shape[d].Size > 0 {
 		return int(t.Shape[d].Size)
