@@ -325,10 +325,10 @@ func (c *Client) waitChecks() {
 // ctx ends, and the start goes on without them.
 func (c *Client) acquire(ctx context.Context) (*process, error) {
 	c.mu.Lock()
-	a, err := c.currentLocked(ctx)
+	p, a, err := c.currentLocked(ctx)
 	c.mu.Unlock()
-	if a == nil || err != nil {
-		return nil, err
+	if p != nil || err != nil {
+		return p, err
 	}
 	select {
 	case <-a.done:
@@ -338,37 +338,35 @@ func (c *Client) acquire(ctx context.Context) (*process, error) {
 	}
 }
 
-// currentLocked returns a finished attempt holding the running process, or the start in
+// currentLocked returns the running process or, when there is none, the start in
 // progress, beginning one if needed.
-func (c *Client) currentLocked(ctx context.Context) (*startAttempt, error) {
+func (c *Client) currentLocked(ctx context.Context) (*process, *startAttempt, error) {
 	if c.closed {
-		return nil, fmt.Errorf("plugin %q: %w", c.cfg.Name, ErrClosed)
+		return nil, nil, fmt.Errorf("plugin %q: %w", c.cfg.Name, ErrClosed)
 	}
 	if c.proc != nil {
 		if !c.proc.pc.Exited() {
-			done := make(chan struct{})
-			close(done)
-			return &startAttempt{done: done, p: c.proc}, nil
+			return c.proc, nil, nil
 		}
 		go c.proc.pc.Kill() // reap and clean up
 		c.proc = nil
 		c.failLocked()
 	}
 	if c.starting != nil {
-		return c.starting, nil
+		return nil, c.starting, nil
 	}
 	if wait := time.Until(c.retryAt); wait > 0 {
-		return nil, fmt.Errorf("plugin %q: %w: next restart in %s", c.cfg.Name, ErrUnavailable, wait.Round(time.Millisecond))
+		return nil, nil, fmt.Errorf("plugin %q: %w: next restart in %s", c.cfg.Name, ErrUnavailable, wait.Round(time.Millisecond))
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, c.ctxErr(ctx)
+		return nil, nil, c.ctxErr(ctx)
 	}
 	a := &startAttempt{done: make(chan struct{})}
 	c.starting = a
 	c.checks++
 	// Not the caller's deadline: a start the caller gave up on still serves the next call.
 	go c.runStart(context.WithoutCancel(ctx), a)
-	return a, nil
+	return nil, a, nil
 }
 
 // runStart performs attempt a and records its outcome.
