@@ -147,7 +147,7 @@ func (s *Scorer) scoreCrossEncoder(ctx context.Context, req *engine.ScoreRequest
 			return nil, err
 		}
 		b.padRows(s.fixedBatch)
-		out, err := s.runBatch(b)
+		out, err := s.runBatch(ctx, b)
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +157,7 @@ func (s *Scorer) scoreCrossEncoder(ctx context.Context, req *engine.ScoreRequest
 }
 
 // runBatch runs one padded batch and returns one [0, 1] score per row.
-func (s *Scorer) runBatch(b *Batch) ([]float64, error) {
+func (s *Scorer) runBatch(ctx context.Context, b *Batch) ([]float64, error) {
 	ce := s.man.CrossEncoder
 	shape := ort.NewShape(int64(b.Rows), int64(b.Width))
 	inputs := make([]ort.Value, 0, len(s.man.Inputs))
@@ -183,7 +183,7 @@ func (s *Scorer) runBatch(b *Batch) ([]float64, error) {
 		inputs = append(inputs, t)
 	}
 	outs := []ort.Value{nil}
-	if err := s.run(inputs, outs); err != nil {
+	if err := s.run(ctx, inputs, outs); err != nil {
 		return nil, err
 	}
 	defer outs[0].Destroy()

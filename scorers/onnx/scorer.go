@@ -271,7 +271,7 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 	}
 	defer in.Destroy()
 	outs := []ort.Value{nil}
-	if err := s.run([]ort.Value{in}, outs); err != nil {
+	if err := s.run(ctx, []ort.Value{in}, outs); err != nil {
 		return nil, err
 	}
 	defer outs[0].Destroy()
@@ -301,15 +301,45 @@ func (s *Scorer) closed() bool {
 	return s.sess == nil
 }
 
-// run runs the session under the read lock, so Close cannot destroy it mid-run.
-func (s *Scorer) run(in, out []ort.Value) error {
+// run runs the session under the read lock, so Close cannot destroy it mid-run. The run
+// stops at ctx's end: onnxruntime checks a terminate flag between graph nodes, which an
+// AfterFunc sets, so a cancelled request frees its CPU (and the engine's slot) within one
+// node's work instead of running the whole graph; the caller then gets ctx's error.
+func (s *Scorer) run(ctx context.Context, in, out []ort.Value) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.sess == nil {
 		return fmt.Errorf("onnx: %s: %w", s.man.Name, ErrClosed)
 	}
-	if err := s.sess.Run(in, out); err != nil {
-		return fmt.Errorf("onnx: run %s: %w", s.man.Name, err)
+	ro, err := ort.NewRunOptions()
+	if err != nil {
+		return fmt.Errorf("onnx: run options: %w", err)
+	}
+	// done keeps the AfterFunc from touching ro once the run is over and ro is destroyed:
+	// stop cannot tell whether a func that has already started has finished.
+	var mu sync.Mutex
+	done := false
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			ro.Terminate()
+		}
+	})
+	runErr := s.sess.RunWithOptions(in, out, ro)
+	stop()
+	mu.Lock()
+	done = true
+	mu.Unlock()
+	ro.Destroy()
+	if runErr != nil {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("onnx: run %s stopped: %w", s.man.Name, err)
+		}
+		return fmt.Errorf("onnx: run %s: %w", s.man.Name, runErr)
 	}
 	return nil
 }
