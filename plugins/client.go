@@ -141,6 +141,9 @@ type process struct {
 	pc  *plugin.Client
 	rpc scorerpb.ScorerClient
 	pid int
+	// os is the started process. Its handle is a pidfd, so a signal reaches this process or
+	// none: never another that reused its pid after it exited and was reaped.
+	os *os.Process
 }
 
 var (
@@ -429,8 +432,8 @@ func (c *Client) replace(p *process, why string) {
 	}
 	fmt.Fprintf(c.cfg.Logs, "plugin %q (pid %d) %s; restarting on next use\n", c.cfg.Name, p.pid, why)
 	// A hung process would not exit gracefully: kill it outright, then let go-plugin clean up.
-	if proc, err := os.FindProcess(p.pid); err == nil && p.pid > 0 {
-		_ = proc.Kill()
+	if p.os != nil {
+		_ = p.os.Kill()
 	}
 	p.pc.Kill()
 }
@@ -477,7 +480,7 @@ func (c *Client) start(ctx context.Context) (*process, engine.ScorerInfo, error)
 	if err != nil {
 		return fail(ErrStart, err)
 	}
-	p := &process{pc: pc, rpc: raw.(scorerpb.ScorerClient)}
+	p := &process{pc: pc, rpc: raw.(scorerpb.ScorerClient), os: cmd.Process}
 	if rc := pc.ReattachConfig(); rc != nil {
 		p.pid = rc.Pid
 	}
