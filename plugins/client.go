@@ -141,9 +141,9 @@ type process struct {
 	pc  *plugin.Client
 	rpc scorerpb.ScorerClient
 	pid int
-	// os is the started process. Its handle is a pidfd, so a signal reaches this process or
+	// osProc is the started process. Its handle is a pidfd, so a signal reaches this process or
 	// none: never another that reused its pid after it exited and was reaped.
-	os *os.Process
+	osProc *os.Process
 }
 
 var (
@@ -432,8 +432,8 @@ func (c *Client) replace(p *process, why string) {
 	}
 	fmt.Fprintf(c.cfg.Logs, "plugin %q (pid %d) %s; restarting on next use\n", c.cfg.Name, p.pid, why)
 	// A hung process would not exit gracefully: kill it outright, then let go-plugin clean up.
-	if p.os != nil {
-		_ = p.os.Kill()
+	if p.osProc != nil {
+		_ = p.osProc.Kill()
 	}
 	p.pc.Kill()
 }
@@ -480,7 +480,7 @@ func (c *Client) start(ctx context.Context) (*process, engine.ScorerInfo, error)
 	if err != nil {
 		return fail(ErrStart, err)
 	}
-	p := &process{pc: pc, rpc: raw.(scorerpb.ScorerClient), os: cmd.Process}
+	p := &process{pc: pc, rpc: raw.(scorerpb.ScorerClient), osProc: cmd.Process}
 	if rc := pc.ReattachConfig(); rc != nil {
 		p.pid = rc.Pid
 	}
