@@ -35,11 +35,19 @@ func (s *Server) newMCPServer(transport string) *mcp.Server {
 				}, nil
 			})
 	}
-	// recover_range is callable but not listed: rename it before the SDK looks the tool up.
+	// recover_range is callable but not listed: rename it before the SDK looks the tool up. A
+	// name that is no tool is refused by the toolset, as on /rpc, not by the SDK, whose answer
+	// has another message and no data saying which field is wrong.
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && call.Params.Name == ToolRecoverAlias {
-				call.Params.Name = ToolRecover
+			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
+				switch name := call.Params.Name; {
+				case name == ToolRecoverAlias:
+					call.Params.Name = ToolRecover
+				case s.tools.byName[name] == nil:
+					_, err := s.tools.call(withRequestID(ctx, s.ids.next()), transport, name, call.Params.Arguments)
+					return nil, toWireError(err)
+				}
 			}
 			return next(ctx, method, req)
 		}
