@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"time"
 	"unicode/utf8"
 
@@ -192,7 +195,7 @@ func (t *toolset) callTo(ctx context.Context, transport, name string, raw []byte
 	if !ok {
 		err = &unknownToolError{name: name}
 	} else {
-		payload, info, err = tl.call(ctx, raw)
+		payload, info, err = callContained(ctx, tl, raw)
 	}
 	var out json.RawMessage
 	if err == nil {
@@ -226,6 +229,10 @@ func (t *toolset) callTo(ctx context.Context, transport, name string, raw []byte
 		if rpcErr.Code == codeInternal {
 			level = slog.LevelError
 		}
+		var pe *panicError
+		if errors.As(err, &pe) {
+			attrs = append(attrs, slog.String("stack", string(pe.stack)))
+		}
 	}
 	t.log.LogAttrs(ctx, level, "tool call", attrs...)
 	if err != nil {
@@ -233,6 +240,26 @@ func (t *toolset) callTo(ctx context.Context, transport, name string, raw []byte
 	}
 	return out, nil
 }
+
+// callContained runs tl, a panic in which fails the call with a panicError instead of ending
+// the process: the go-sdk runs each MCP call on a goroutine of its own, outside net/http's
+// recover, so over /mcp and stdio a bug below one call would end every client's session.
+func callContained(ctx context.Context, tl *tool, raw []byte) (payload any, info *callLog, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			payload, info, err = nil, nil, &panicError{value: p, stack: debug.Stack()}
+		}
+	}()
+	return tl.call(ctx, raw)
+}
+
+// panicError is a tool call's panic, with the stack for the log.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
 
 func (t *toolset) prune(ctx context.Context, raw []byte) (any, *callLog, error) {
 	var a PruneArgs
