@@ -3,6 +3,9 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,4 +103,75 @@ func TestMCPToolPanicIsContained(t *testing.T) {
 		require.NoError(t, err, "%s: the server still answers", transport)
 		assert.Contains(t, res.Content[0].(*mcp.TextContent).Text, "healthy", transport)
 	}
+}
+
+// mcpPost posts one JSON-RPC message to /mcp as a Streamable HTTP client does, in the session
+// sid when it is not empty, and returns the status and the session id the server gave.
+func mcpPost(t *testing.T, url, sid, body string) (status int, session string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	_, err = io.Copy(io.Discard, resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+}
+
+const mcpInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
+// TestMCPSessionsAreBounded: clients that open sessions and never end them (the TypeScript
+// SDK's close() sends no DELETE; a script may initialize for every call) do not pile sessions
+// up until their idle timeout. Past MaxSessions, a new session closes the one least recently
+// used among those with no request in flight, and a session busy with a call is left alone.
+func TestMCPSessionsAreBounded(t *testing.T) {
+	const max = 4
+	env := newEnv(t, func(c *server.Config) { c.MaxSessions = max })
+	url := env.http.URL + "/mcp"
+	ctx := context.Background()
+
+	// A session whose call is in flight while the others come and go.
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	busy, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	require.NoError(t, err)
+	defer busy.Close()
+	answered := make(chan error, 1)
+	go func() {
+		_, err := busy.CallTool(ctx, &mcp.CallToolParams{Name: "prune_text", Arguments: map[string]any{
+			"text": codeText(30), "goal_hint": "parse_header", "source_type": "code", "scorer": "block",
+			"options": engine.Options{MaxPruneRatio: 0.8, MinKeepLines: 1, TimeoutMS: 60_000, IncludeMarkers: true},
+		}})
+		answered <- err
+	}()
+	<-env.block.started
+
+	var sessions []string
+	for range 3 * max {
+		status, sid := mcpPost(t, url, "", mcpInitialize)
+		require.Equal(t, http.StatusOK, status)
+		require.NotEmpty(t, sid)
+		sessions = append(sessions, sid)
+	}
+	var live []string
+	for _, sid := range sessions {
+		// A notification: it answers 202 in a live session, 404 in a closed one, and does not
+		// make room for anything.
+		status, _ := mcpPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		require.Contains(t, []int{http.StatusAccepted, http.StatusNotFound}, status)
+		if status == http.StatusAccepted {
+			live = append(live, sid)
+		}
+	}
+	assert.Equal(t, sessions[len(sessions)-(max-1):], live, "the newest sessions are open, beside the busy one; the older ones were closed")
+
+	close(env.block.release)
+	require.NoError(t, <-answered, "the session busy with a call was not closed under it")
+	_, err = busy.CallTool(ctx, &mcp.CallToolParams{Name: "health", Arguments: map[string]any{}})
+	assert.NoError(t, err)
 }

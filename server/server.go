@@ -49,6 +49,9 @@ type Config struct {
 	// against their timeout_ms); 0 means a bound that adapts between the two values of
 	// DefaultPruneSlots(GOMAXPROCS).
 	MaxConcurrentPrunes int
+	// MaxSessions bounds the MCP sessions open at once on /mcp: past it, a new session closes
+	// the least recently used one that has no request in flight. 0 means DefaultMaxSessions.
+	MaxSessions int
 }
 
 // DefaultMaxBodyBytes is the default body limit: room for a text at the engine's character
@@ -96,6 +99,7 @@ type Server struct {
 	shutdownTimeout time.Duration
 	readTimeout     time.Duration
 	mcpHTTP         *mcp.Server
+	sessions        *sessionCap
 
 	inflightMu sync.Mutex
 	inflight   int
@@ -134,6 +138,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ReadTimeout < 0 {
 		return nil, fmt.Errorf("server: ReadTimeout must be positive, got %s", cfg.ReadTimeout)
 	}
+	if cfg.MaxSessions == 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.MaxSessions < 0 {
+		return nil, fmt.Errorf("server: MaxSessions must be positive, got %d", cfg.MaxSessions)
+	}
 	if cfg.MaxConcurrentPrunes < 0 {
 		return nil, fmt.Errorf("server: MaxConcurrentPrunes must be positive, got %d", cfg.MaxConcurrentPrunes)
 	}
@@ -166,6 +176,7 @@ func New(cfg Config) (*Server, error) {
 	admit.log = cfg.Logger
 	s.tools = newToolset(cfg.Engine, cfg.Version, cfg.Now, cfg.Logger, admit)
 	s.mcpHTTP = s.newMCPServer("mcp")
+	s.sessions = newSessionCap(s.mcpHTTP, cfg.MaxSessions, cfg.Logger)
 	return s, nil
 }
 
@@ -219,7 +230,7 @@ func (s *Server) Handler() http.Handler {
 		SessionTimeout:             30 * time.Minute,
 		DisableLocalhostProtection: true, // the guard below checks Host and Origin on every endpoint
 	})
-	mux.Handle("/mcp", s.trackInflight(mcpHandler))
+	mux.Handle("/mcp", s.trackInflight(s.sessions.wrap(mcpHandler)))
 	mux.HandleFunc("POST /prune", s.servePrune)
 	mux.HandleFunc("GET /health", s.serveHealth)
 	// Another method on these paths is a 405 naming the one that works, not the catch-all's 404.

@@ -1,0 +1,128 @@
+package server
+
+import (
+	"cmp"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultMaxSessions is how many /mcp sessions may be open at once by default: far more than
+// the agents of one machine hold, and at about 5 KB and a goroutine each, little memory.
+const DefaultMaxSessions = 1000
+
+// sessionHeader carries a Streamable HTTP session's id.
+const sessionHeader = "Mcp-Session-Id"
+
+// sessionCap bounds the open /mcp sessions. The SDK closes a session only on DELETE or after
+// its idle timeout, and clients often send no DELETE (the TypeScript SDK's close() does not);
+// one that initializes for every call would pile up a session per call for the whole timeout.
+// Past max, a new session closes the least recently used session that has no request in
+// flight; its client gets 404 on its next request, which tells it to initialize again.
+type sessionCap struct {
+	srv *mcp.Server
+	max int
+	log *slog.Logger
+
+	mu    sync.Mutex
+	clock uint64
+	use   map[string]*sessionUse // by session id, once the request creating it has returned
+}
+
+type sessionUse struct {
+	last uint64 // clock when its latest request began
+	busy int    // its requests in flight
+}
+
+func newSessionCap(srv *mcp.Server, max int, log *slog.Logger) *sessionCap {
+	return &sessionCap{srv: srv, max: max, log: log, use: map[string]*sessionUse{}}
+}
+
+// wrap counts the requests of each session around next, the Streamable HTTP handler, and
+// makes room before a request that may create a session.
+func (c *sessionCap) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(sessionHeader)
+		if id == "" {
+			if r.Method == http.MethodPost {
+				c.makeRoom()
+			}
+			next.ServeHTTP(w, r)
+			if id = w.Header().Get(sessionHeader); id != "" {
+				c.created(id)
+			}
+			return
+		}
+		c.begin(id)
+		defer c.end(id)
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (c *sessionCap) created(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.use[id] == nil {
+		c.clock++
+		c.use[id] = &sessionUse{last: c.clock}
+	}
+}
+
+func (c *sessionCap) begin(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if u := c.use[id]; u != nil { // an id the server never gave is the SDK's 404
+		c.clock++
+		u.last = c.clock
+		u.busy++
+	}
+}
+
+func (c *sessionCap) end(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if u := c.use[id]; u != nil {
+		u.busy--
+	}
+}
+
+// makeRoom closes sessions, least recently used first, until a new one keeps the open ones
+// within max. Sessions with a request in flight are never closed, nor are those whose
+// creating request has not returned yet; if only such sessions remain, the bound gives.
+func (c *sessionCap) makeRoom() {
+	open := slices.Collect(c.srv.Sessions())
+	c.mu.Lock()
+	ids := make(map[string]bool, len(open))
+	for _, ss := range open {
+		ids[ss.ID()] = true
+	}
+	for id := range c.use {
+		if !ids[id] { // ended by DELETE, its idle timeout or a failed initialize
+			delete(c.use, id)
+		}
+	}
+	excess := len(open) + 1 - c.max
+	var victims []*mcp.ServerSession
+	if excess > 0 {
+		for _, ss := range open {
+			if u := c.use[ss.ID()]; u != nil && u.busy == 0 {
+				victims = append(victims, ss)
+			}
+		}
+		slices.SortFunc(victims, func(a, b *mcp.ServerSession) int {
+			return cmp.Compare(c.use[a.ID()].last, c.use[b.ID()].last)
+		})
+		victims = victims[:min(excess, len(victims))]
+		for _, ss := range victims {
+			delete(c.use, ss.ID())
+		}
+	}
+	c.mu.Unlock()
+	for _, ss := range victims {
+		c.log.Info("closing the least recently used MCP session: too many sessions open", "session_id", ss.ID(), "max_sessions", c.max)
+		ss.Close()
+	}
+}
