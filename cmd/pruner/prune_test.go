@@ -121,7 +121,7 @@ func TestHelpAndVersion(t *testing.T) {
 		"prune":   {[]string{"-max-input-chars", "-encoding"}, []string{"-ttl", "-store-bytes"}},
 		"bench":   {[]string{"-max-input-chars", "-encoding", "-accounting"}, []string{"-ttl", "-store-bytes"}},
 		"scorers": {[]string{"-plugins", "-onnxruntime-lib", "-json"}, []string{"-max-input-chars", "-encoding", "-ttl"}},
-		"serve":   {[]string{"-max-input-chars", "-ttl", "-store-bytes", "-port", "-read-timeout"}, nil},
+		"serve":   {[]string{"-max-input-chars", "-ttl", "-store-bytes", "-port", "-read-timeout", "-max-sessions"}, nil},
 		"stdio":   {[]string{"-max-input-chars", "-ttl", "-store-bytes", "-shutdown-timeout"}, []string{"-port"}},
 	}
 	for cmd, want := range offers {

@@ -30,6 +30,7 @@ type serveConfig struct {
 	shutdownTimeout  time.Duration
 	readTimeout      time.Duration
 	maxConcurrent    int
+	maxSessions      int
 	logging          logConfig
 }
 
@@ -43,6 +44,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.Int64Var(&c.maxBodyBytes, "max-body-bytes", 0, "largest HTTP request body; larger ones get input_too_large (default 5 x max-input-chars + 1 MiB) (env MCP_PRUNER_MAX_BODY_BYTES)")
 	fs.BoolVar(&c.allowRemoteNoTok, "allow-remote-without-token", false, "allow a non-loopback --host without --auth-token (anyone who can reach the port can use the server)")
 	fs.IntVar(&c.maxConcurrent, "max-concurrent-prunes", 0, "prunes run at once; others queue, the wait counting against their timeout_ms. A value fixes the bound; by default it adapts: CPUs - 1 (at least 1) while prunes are cheap, so a spare CPU keeps reading requests, and all CPUs while recent prunes take a millisecond or more each (code never seen before, large texts) (env MCP_PRUNER_MAX_CONCURRENT_PRUNES)")
+	fs.IntVar(&c.maxSessions, "max-sessions", server.DefaultMaxSessions, "MCP sessions open at once on /mcp; past it, a new session closes the least recently used one with no request in flight, whose client gets 404 and initializes again (env MCP_PRUNER_MAX_SESSIONS)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long in-flight requests may take to finish")
 	fs.DurationVar(&c.readTimeout, "read-timeout", server.DefaultReadTimeout, "how long a client may take to send a request, body included; a slower upload is dropped (requests may still run and stream as long as they need)")
 	c.logging.register(fs)
@@ -71,6 +73,9 @@ func (c *serveConfig) applyEnv(e env) error {
 	if err := e.int64("MCP_PRUNER_MAX_CONCURRENT_PRUNES", "max-concurrent-prunes", 1, math.MaxInt32, "want a positive integer", func(n int64) { c.maxConcurrent = int(n) }); err != nil {
 		return err
 	}
+	if err := e.int64("MCP_PRUNER_MAX_SESSIONS", "max-sessions", 1, math.MaxInt32, "want a positive integer", func(n int64) { c.maxSessions = int(n) }); err != nil {
+		return err
+	}
 	return c.logging.applyEnv(e)
 }
 
@@ -83,6 +88,8 @@ func (c *serveConfig) listenAddr() (string, error) {
 		return "", usagef("--max-body-bytes must be >= 1, got %d", c.maxBodyBytes)
 	case c.maxConcurrent < 0:
 		return "", usagef("--max-concurrent-prunes must be >= 1, got %d", c.maxConcurrent)
+	case c.maxSessions <= 0:
+		return "", usagef("--max-sessions must be >= 1, got %d", c.maxSessions)
 	case c.shutdownTimeout <= 0:
 		return "", usagef("--shutdown-timeout must be positive, got %s", c.shutdownTimeout)
 	case c.readTimeout <= 0:
@@ -173,7 +180,7 @@ Flags:
 		Engine: b.engine, Version: version, Logger: logger,
 		AllowedHosts: hosts, AllowedOrigins: splitList(scfg.allowedOrigins),
 		AuthToken: scfg.authToken, MaxBodyBytes: scfg.maxBodyBytes, ShutdownTimeout: scfg.shutdownTimeout,
-		MaxConcurrentPrunes: scfg.maxConcurrent, ReadTimeout: scfg.readTimeout,
+		MaxConcurrentPrunes: scfg.maxConcurrent, ReadTimeout: scfg.readTimeout, MaxSessions: scfg.maxSessions,
 	})
 	if err != nil {
 		return err

@@ -58,6 +58,17 @@ func TestServeReadTimeoutMustBePositive(t *testing.T) {
 	assert.Contains(t, stderr, "--read-timeout must be positive")
 }
 
+func TestServeMaxSessionsMustBePositive(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "serve", "--port", "0", "--max-sessions", "0")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--max-sessions must be >= 1")
+	t.Setenv("MCP_PRUNER_MAX_SESSIONS", "-3")
+	// --read-timeout 0s stops the server from starting should the variable go unchecked.
+	code, _, stderr = runCLI(t, "", "serve", "--port", "0", "--read-timeout", "0s")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "MCP_PRUNER_MAX_SESSIONS")
+}
+
 // TestServerRequestsCannotPickWhatItLoads: a request's scorer may be any registered scorer,
 // but an onnx:DIR or swepruner:URL only when the operator allowed it (--allow-scorers or
 // --scorer); otherwise the call is refused as a bad "scorer" and nothing is opened or called.
