@@ -78,6 +78,9 @@ func toWireError(err error) error {
 func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	srv := s.newMCPServer("stdio")
 	out := &lockedWriter{w: w}
+	// The screen may still be blocked reading r when the session ends (ctx cancelled): a line
+	// it reads later must not be answered on w, which is no longer ours.
+	defer out.close()
 	pr, pw := io.Pipe()
 	defer pr.Close() // the session is over: the screen stops handing lines on
 	screenCtx, stopScreen := context.WithCancel(ctx)

@@ -24,16 +24,28 @@ import (
 // stdioSession.admit answers or rewrites.
 
 // lockedWriter serialises whole writes: the SDK writes each message in one call, and so do
-// the screen's answers, so the two never interleave on stdout.
+// the screen's answers, so the two never interleave on stdout. Once closed it writes
+// nothing: RunStdio has returned, and the writer is its caller's again.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed {
+		return 0, io.ErrClosedPipe
+	}
 	return l.w.Write(p)
+}
+
+// close stops every later write, and waits for one in progress.
+func (l *lockedWriter) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
 }
 
 // screenStdio copies r to the SDK's side of the pipe line by line until r ends or the SDK

@@ -308,3 +308,24 @@ func FuzzStdioSession(f *testing.F) {
 		require.Equal(t, answers, got, "one answer per call and per bad line:\n%s\n--- answers:\n%s", strings.Join(lines, "\n"), out.String())
 	})
 }
+
+// TestStdioWritesNothingAfterReturn: RunStdio ended by its context leaves its reader goroutine
+// blocked on input; a bad line read after the return used to be answered on the writer, which
+// by then belongs to the caller again.
+func TestStdioWritesNothingAfterReturn(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c2s, s2c, done := startStdio(ctx, t, server.Config{})
+	got := make(chan []byte, 1)
+	go func() { b, _ := io.ReadAll(s2c.r); got <- b }()
+	cancel()
+	require.NoError(t, <-done)
+	// Each write to the pipe returns once the screen has read it, so when the second one
+	// returns the first line has been handled: answered, before the fix.
+	_, err := c2s.w.Write([]byte("not json\n"))
+	require.NoError(t, err, "the screen is still reading")
+	_, err = c2s.w.Write([]byte("not json either\n"))
+	require.NoError(t, err)
+	require.NoError(t, c2s.w.Close())
+	require.NoError(t, s2c.w.Close())
+	assert.Empty(t, string(<-got), "nothing is written once RunStdio has returned")
+}
