@@ -322,7 +322,76 @@ type answerWatch struct {
 func (a answerWatch) Write(p []byte) (int, error) {
 	answers := a.sess.answering(p)
 	defer a.sess.written(answers)
+	if fixed, ok := fixCodeZero(p); ok {
+		if _, err := a.w.Write(fixed); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	return a.w.Write(p)
+}
+
+// codeZero opens the errors the SDK (v1.8.0) answers with code 0, which no JSON-RPC error
+// has: a call before initialize ("… is invalid during session initialization") and a second
+// initialize ("duplicate \"initialize\" received").
+var codeZero = []byte(`"error":{"code":0,`)
+
+// fixCodeZero rewrites error answers of code 0 to -32600 Invalid Request, which is what
+// those calls are, so a client can tell them by their code; in a batch's answer, each such
+// element. Only small writes are looked at (an error answer is small; a result can be
+// megabytes), and only an answer whose own top-level error has code 0 changes.
+func fixCodeZero(p []byte) ([]byte, bool) {
+	if len(p) > 4096 || !bytes.Contains(p, codeZero) {
+		return nil, false
+	}
+	body, nl := bytes.CutSuffix(p, []byte{'\n'})
+	if fixed, ok := fixOneCodeZero(body); ok {
+		return appendNewline(fixed, nl), true
+	}
+	var batch []json.RawMessage
+	if bytes.HasPrefix(bytes.TrimSpace(body), []byte{'['}) && json.Unmarshal(body, &batch) == nil {
+		changed := false
+		for i, m := range batch {
+			if fixed, ok := fixOneCodeZero(m); ok {
+				batch[i], changed = fixed, true
+			}
+		}
+		if changed {
+			out := append([]byte{'['}, bytes.Join(bytesOf(batch), []byte{','})...)
+			return appendNewline(append(out, ']'), nl), true
+		}
+	}
+	return nil, false
+}
+
+// fixOneCodeZero rewrites one answer whose top-level error has code 0.
+func fixOneCodeZero(m []byte) ([]byte, bool) {
+	var top struct {
+		Error *struct {
+			Code *json.RawMessage `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(m, &top) != nil || top.Error == nil || top.Error.Code == nil || string(*top.Error.Code) != "0" {
+		return nil, false
+	}
+	// The top-level error is the only place the bytes can be: inside a string the quotes
+	// would be escaped, and an id is a number or a string.
+	return bytes.Replace(m, codeZero, []byte(`"error":{"code":`+strconv.Itoa(codeInvalidRequest)+`,`), 1), true
+}
+
+func bytesOf(ms []json.RawMessage) [][]byte {
+	out := make([][]byte, len(ms))
+	for i, m := range ms {
+		out[i] = m
+	}
+	return out
+}
+
+func appendNewline(b []byte, nl bool) []byte {
+	if nl {
+		return append(b, '\n')
+	}
+	return b
 }
 
 func (answerWatch) Close() error { return nil }

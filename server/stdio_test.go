@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -328,4 +329,45 @@ func TestStdioWritesNothingAfterReturn(t *testing.T) {
 	require.NoError(t, c2s.w.Close())
 	require.NoError(t, s2c.w.Close())
 	assert.Empty(t, string(<-got), "nothing is written once RunStdio has returned")
+}
+
+// TestStdioSessionErrorsHaveACode: the SDK answers a call before initialize and a second
+// initialize with error code 0, which is no JSON-RPC code; they reach the client as -32600
+// Invalid Request, alone or in a batch, with the SDK's message and the rest of the answer
+// byte for byte.
+func TestStdioSessionErrorsHaveACode(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c2s, s2c, done := startStdio(ctx, t, server.Config{})
+	lines := make(chan string, 8)
+	go func() {
+		sc := bufio.NewScanner(s2c.r)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	const initialize = `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for _, l := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		fmt.Sprintf(initialize, 2),
+		fmt.Sprintf(initialize, 3),
+		"[" + fmt.Sprintf(initialize, 4) + `,{"jsonrpc":"2.0","id":5,"method":"ping"}]`,
+	} {
+		_, err := c2s.w.Write([]byte(l + "\n"))
+		require.NoError(t, err)
+	}
+	require.NoError(t, c2s.w.Close())
+	require.NoError(t, <-done)
+	require.NoError(t, s2c.w.Close()) // RunStdio leaves its writer open
+	var got []string
+	for l := range lines {
+		got = append(got, l)
+	}
+	require.Len(t, got, 4)
+	assert.Equal(t, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"method \"tools/list\" is invalid during session initialization"}}`, got[0])
+	assert.Contains(t, got[1], `"id":2,"result":{`)
+	assert.Equal(t, `{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"duplicate \"initialize\" received"}}`, got[2])
+	assert.Equal(t, `[{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"duplicate \"initialize\" received"}},{"jsonrpc":"2.0","id":5,"result":{}}]`, got[3])
 }
