@@ -654,6 +654,33 @@ func TestPruneSurvivesAPanickingTokenCounter(t *testing.T) {
 	assert.Equal(t, text, rec.RawText)
 }
 
+// TestFallbackSurvivesAPanickingTokenCounter: Fallback (the server's answer to a request that
+// timed out in its queue) fails open like Prune when the token counter has a bug: the text
+// comes back unchanged and recoverable, with an estimate for its tokens, instead of the
+// panic reaching the caller.
+func TestFallbackSurvivesAPanickingTokenCounter(t *testing.T) {
+	reg := engine.NewRegistry()
+	reg.Register("keyword", keywordScorer{})
+	counter := &switchCounter{}
+	eng, err := engine.New(engine.Config{Registry: reg, Store: engine.NewMemoryStore(time.Minute, 1<<20, nil), Tokens: counter})
+	require.NoError(t, err)
+	counter.armed.Store(true)
+	text := "one\ntwo\nthree\n"
+	var res *engine.Result
+	require.NotPanics(t, func() { res, err = eng.Fallback(context.Background(), text, engine.WarnTimeout) })
+	require.NoError(t, err)
+	assert.Equal(t, text, res.PrunedText)
+	assert.Equal(t, []string{engine.WarnTimeout, engine.WarnInternalError}, res.Warnings)
+	assert.True(t, res.Stats.UsedFallback)
+	assert.Equal(t, 3, res.Stats.OriginalLines)
+	assert.Positive(t, res.Stats.TokensEstBefore, "an estimate, since the counter failed")
+	assert.Equal(t, res.Stats.TokensEstBefore, res.Stats.TokensEstAfter)
+	assert.Contains(t, res.FallbackError, "counter bug")
+	rec, err := eng.Recover(context.Background(), res.PruneID, []engine.Range{{StartLine: 1, EndLine: 3}}, false)
+	require.NoError(t, err)
+	assert.Equal(t, text, rec.RawText)
+}
+
 // switchCounter counts normally while the engine is built (its marker calibration) and
 // panics once armed.
 type switchCounter struct{ armed atomic.Bool }

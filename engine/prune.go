@@ -189,8 +189,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 				id = NewPruneID()
 			}
 			// ctx may be the prune's own deadline, cancelled by now: the text is stored anyway.
-			est := (len(req.Text) + 3) / 4
-			res = e.failOpen(context.WithoutCancel(ctx), id, req.Text, start, est, WarnInternalError)
+			res = e.failOpen(context.WithoutCancel(ctx), id, req.Text, start, estimateTokens(req.Text), WarnInternalError)
 			res, err = failed(res, asked, fmt.Errorf("panic: %v", p)), nil
 		}
 	}()
@@ -316,9 +315,30 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 // would: for callers that must give up before a prune starts (e.g. a request that timed out
 // waiting in a server's queue). A text the store refuses adds WarnRecoveryUnavailable; the
 // error is always nil.
-func (e *Engine) Fallback(ctx context.Context, text, warning string) (*Result, error) {
-	return e.failOpen(ctx, e.newID(), text, e.now(), -1, warning), nil
+//
+// Like Prune, it survives a token counter that panics (counting the text is its only work
+// besides the store): the text still comes back, stored, with an estimate of its tokens and
+// WarnInternalError after warning.
+func (e *Engine) Fallback(ctx context.Context, text, warning string) (res *Result, err error) {
+	start := e.now()
+	var id string
+	defer func() {
+		if p := recover(); p != nil {
+			if id == "" {
+				id = NewPruneID()
+			}
+			res = e.failOpen(context.WithoutCancel(ctx), id, text, start, estimateTokens(text), warning)
+			res.Warnings = appendUnique(res.Warnings, WarnInternalError)
+			res, err = failed(res, "", fmt.Errorf("panic: %v", p)), nil
+		}
+	}()
+	id = e.newID()
+	return e.failOpen(ctx, id, text, start, -1, warning), nil
 }
+
+// estimateTokens stands in for a count when the counter itself has failed: about four bytes
+// a token.
+func estimateTokens(text string) int { return (len(text) + 3) / 4 }
 
 // failOpen stores text under id and returns the seed's fail-open result for it with warning.
 // A text the store refuses adds WarnRecoveryUnavailable, and the store's error is the reason.
