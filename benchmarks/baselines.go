@@ -235,9 +235,23 @@ func (b BM25) Score(_ context.Context, req *engine.ScoreRequest) (*engine.ScoreR
 	for t, d := range df {
 		idf[t] = math.Log(1 + (float64(n)-float64(d)+0.5)/(float64(d)+0.5))
 	}
+	// Sum each line's terms in one fixed order: float addition is not associative, and map
+	// order would make a line's score (and so the engine's ties) change from run to run.
+	terms := make([]string, 0, len(idf))
+	for t := range idf {
+		terms = append(terms, t)
+	}
+	sort.Strings(terms)
 	best := 0.0
 	for i, tf := range tfs {
-		for t, f := range tf {
+		if tf == nil {
+			continue
+		}
+		for _, t := range terms {
+			f, ok := tf[t]
+			if !ok {
+				continue
+			}
 			ff := float64(f)
 			s[i] += idf[t] * ff * (b.K1 + 1) / (ff + b.K1*(1-b.B+b.B*float64(lens[i])/avg))
 		}
