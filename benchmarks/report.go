@@ -186,7 +186,7 @@ func WriteMarkdown(w io.Writer, rows []Row, m Meta) error {
 	}
 	b.WriteString(".\n\n")
 	if slices.ContainsFunc(rows, func(r Row) bool { return r.Scorer == BaselineOracle }) {
-		b.WriteString("`oracle` scores each case's gold lines 1 and the rest 0: its recall is the most the engine's selection keeps at that budget, the ceiling the other rows are read against.\n\n")
+		b.WriteString("`oracle` scores each case's gold lines 1 and the rest far less, by their distance to one: its recall is the most the engine's selection keeps at that budget, the ceiling the other rows are read against.\n\n")
 	}
 
 	merged := MergeRows(rows, bySourceType)

@@ -63,9 +63,9 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 Runs scorers on labelled cases through the real engine and reports, per scorer, source type,
 dataset, mode and budget: recall of the gold lines, hit rate, token reduction, kept tokens,
 latency p50/p99 and throughput. The baselines head, tail, head_tail, random, grep, bm25 and
-reference are always available, and so is oracle: the case's gold lines score 1, so its recall
-is the most the engine's selection can keep at a budget (named in --scorers only; a run
-without --scorers leaves it out). See benchmarks/README.md for the metrics and the JSON schema.
+reference are always available, and so is oracle: the case's gold lines score 1 (the rest far
+less, by their distance to one), so its recall is the most the engine's selection can keep at
+a budget (named in --scorers only; a run without --scorers leaves it out). See benchmarks/README.md for the metrics and the JSON schema.
 
 Flags:
 `)
