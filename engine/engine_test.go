@@ -875,3 +875,64 @@ func TestPruneOutputCountStopsAtTheDeadline(t *testing.T) {
 	assert.Equal(t, []string{engine.WarnTimeout}, res.Warnings)
 	assert.Equal(t, req.Text, res.PrunedText)
 }
+
+// gateCounter blocks its first count of slow until open is closed: a tokenizer that takes
+// seconds over one huge piece (a megabyte of punctuation or invalid bytes).
+type gateCounter struct {
+	slow    string
+	open    chan struct{}
+	blocked atomic.Bool
+}
+
+func (c *gateCounter) Count(s string) int {
+	if s == c.slow && c.blocked.CompareAndSwap(false, true) {
+		<-c.open
+	}
+	return len(s) / 4
+}
+
+// TestPruneDoesNotWaitForTheCountPastItsDeadline: a prune whose token count is still running
+// at its deadline answers then, unchanged, with timeout and an estimate of the tokens, rather
+// than when the count ends (which took 1.4 s for a 100 ms timeout_ms on a megabyte of '!').
+// The request is settled only once the count has ended: it still holds its slot until then.
+func TestPruneDoesNotWaitForTheCountPastItsDeadline(t *testing.T) {
+	reg := engine.NewRegistry()
+	reg.Register("keyword", keywordScorer{})
+	text := "one\ntwo needle\nthree\n"
+	counter := &gateCounter{slow: text, open: make(chan struct{})}
+	eng, err := engine.New(engine.Config{Registry: reg, Store: engine.NewMemoryStore(time.Minute, 1<<20, nil), Tokens: counter})
+	require.NoError(t, err)
+	o := opts(0.5, 0)
+	o.TimeoutMS = 50
+	var settled atomic.Bool
+	type outcome struct {
+		res *engine.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := eng.Prune(context.Background(), &engine.Request{Text: text, GoalHint: "needle", SourceType: engine.SourceDocs,
+			Options: o, Settled: func() { settled.Store(true) }})
+		done <- outcome{res, err}
+	}()
+	var got outcome
+	select {
+	case got = <-done:
+	case <-time.After(20 * time.Second):
+		close(counter.open)
+		require.FailNow(t, "Prune waited for the token count past its 50 ms deadline")
+	}
+	require.NoError(t, got.err)
+	res := got.res
+	assert.Equal(t, text, res.PrunedText)
+	assert.Equal(t, []string{engine.WarnTimeout}, res.Warnings)
+	assert.True(t, res.Stats.UsedFallback)
+	assert.Equal(t, (len(text)+3)/4, res.Stats.TokensEstBefore, "an estimate: the count has not ended")
+	assert.Equal(t, res.Stats.TokensEstBefore, res.Stats.TokensEstAfter)
+	assert.False(t, settled.Load(), "the count still runs, so the request still holds its slot")
+	close(counter.open)
+	require.Eventually(t, settled.Load, 10*time.Second, time.Millisecond, "settled once the count ends")
+	rec, err := eng.Recover(context.Background(), res.PruneID, []engine.Range{{StartLine: 1, EndLine: 3}}, false)
+	require.NoError(t, err)
+	assert.Equal(t, text, rec.RawText)
+}

@@ -271,7 +271,22 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	resp, scoreErr := callScorer(ctx, settled, scorer, &ScoreRequest{
 		Lines: lines, Goal: req.GoalHint, SourceType: req.SourceType, Path: req.Path, Language: req.Language,
 	}, meanwhile)
-	c := <-before
+	// The count usually ends long before the scorer. When it has not by the deadline (a text
+	// that is one huge piece for the tokenizer: a megabyte of punctuation or invalid bytes
+	// takes seconds), the answer does not wait for it: the text comes back unchanged with an
+	// estimate, as the seed's tokens_est_* allow. The count finishes in the background,
+	// holding the request's slot (settled) until then.
+	var c counted
+	select {
+	case c = <-before:
+	default:
+		select {
+		case c = <-before:
+		case <-ctx.Done():
+			return failed(e.fallback(id, req.Text, start, estimateTokens(req.Text), WarnTimeout), name,
+				fmt.Errorf("counting the text's tokens: %w", ctx.Err())), nil
+		}
+	}
 	tokensBefore := c.total
 	if tokensBefore < 0 {
 		panic("engine: token counter failed")
