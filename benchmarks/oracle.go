@@ -11,8 +11,8 @@ import (
 // far below (see oracleNear): what a perfect scorer keeps through the same engine, budgets,
 // markers and protected lines as the real scorers. Its recall is the ceiling of a budget for
 // the engine's selection, the room left above every other row (the selection is greedy, so in
-// a rare case a scorer's runs may still reach a gold line the oracle's miss). It is not in Baselines(), so a run without --scorers leaves it out; name it to
-// run it.
+// a rare case a scorer's runs may still reach a gold line the oracle's miss). It is not in
+// Baselines(), so a run without --scorers leaves it out; name it to run it.
 const BaselineOracle = "oracle"
 
 // ErrNoGold is the oracle's error outside a benchmark run, where no case's gold lines are
