@@ -175,3 +175,25 @@ func TestMCPSessionsAreBounded(t *testing.T) {
 	_, err = busy.CallTool(ctx, &mcp.CallToolParams{Name: "health", Arguments: map[string]any{}})
 	assert.NoError(t, err)
 }
+
+// TestMCPSessionErrorsHaveACode: over Streamable HTTP too, the SDK's code-0 answer to a second
+// initialize in a session reaches the client as -32600 Invalid Request; the rest of the event
+// is as the SDK wrote it.
+func TestMCPSessionErrorsHaveACode(t *testing.T) {
+	env := newEnv(t, nil)
+	url := env.http.URL + "/mcp"
+	status, sid := mcpPost(t, url, "", mcpInitialize)
+	require.Equal(t, http.StatusOK, status)
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(strings.Replace(mcpInitialize, `"id":1`, `"id":7`, 1)))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32600,\"message\":\"duplicate \\\"initialize\\\" received\"}}\n\n", string(body))
+}
