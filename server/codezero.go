@@ -10,8 +10,8 @@ import (
 // The go-sdk (v1.8.0) answers two session errors with JSON-RPC error code 0, which is no
 // code at all; they are rewritten on the way out, over stdio (answerWatch) and /mcp.
 
-// codeZero opens those errors: a call before initialize ("… is invalid during session initialization") and a second
-// initialize ("duplicate \"initialize\" received"), over stdio and in an /mcp session.
+// codeZero opens those errors: a call before initialize ("… is invalid during session
+// initialization") and a second initialize ("duplicate \"initialize\" received").
 var codeZero = []byte(`"error":{"code":0,`)
 
 // fixCodeZeroFrame is fixCodeZero for one write of a Streamable HTTP answer: a server-sent
