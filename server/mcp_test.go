@@ -21,19 +21,8 @@ import (
 // the error /rpc answers to the same call: the same code, message and data.
 func TestMCPCallErrorsAsRPC(t *testing.T) {
 	env := newEnv(t, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	overHTTP, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: env.http.URL + "/mcp"}, nil)
-	require.NoError(t, err)
-	defer overHTTP.Close()
-	c2s, s2c, done := startStdio(ctx, t, server.Config{})
-	overStdio, err := client.Connect(ctx, &mcp.IOTransport{Reader: s2c.r, Writer: c2s.w}, nil)
-	require.NoError(t, err)
-	defer func() {
-		overStdio.Close()
-		<-done
-	}()
+	ctx := context.Background()
+	sessions := connectBoth(t, env.http.URL, server.Config{})
 
 	for _, tc := range []struct {
 		name string
@@ -53,7 +42,7 @@ func TestMCPCallErrorsAsRPC(t *testing.T) {
 			require.NoError(t, err)
 			var args map[string]any
 			require.NoError(t, json.Unmarshal([]byte(tc.args), &args))
-			for transport, cs := range map[string]*mcp.ClientSession{"mcp": overHTTP, "stdio": overStdio} {
+			for transport, cs := range sessions {
 				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: args})
 				var got *jsonrpc.Error
 				require.ErrorAs(t, err, &got, transport)
@@ -63,6 +52,26 @@ func TestMCPCallErrorsAsRPC(t *testing.T) {
 			}
 		})
 	}
+}
+
+// connectBoth connects an MCP client to the server at base's /mcp and to a stdio server of
+// cfg, and returns the two sessions by transport name; both end with the test.
+func connectBoth(t *testing.T, base string, cfg server.Config) map[string]*mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	overHTTP, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	require.NoError(t, err)
+	c2s, s2c, done := startStdio(ctx, t, cfg)
+	overStdio, err := client.Connect(ctx, &mcp.IOTransport{Reader: s2c.r, Writer: c2s.w}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		overHTTP.Close()
+		overStdio.Close()
+		<-done
+		cancel()
+	})
+	return map[string]*mcp.ClientSession{"mcp": overHTTP, "stdio": overStdio}
 }
 
 // panickyStore is a recovery store whose Get panics: a bug below a tool call.
@@ -77,21 +86,8 @@ func (panickyStore) Get(context.Context, string) (string, error) { panic("store 
 func TestMCPToolPanicIsContained(t *testing.T) {
 	eng, _ := newEngineStore(t, 10_000, panickyStore{engine.NewMemoryStore(time.Minute, 1<<20, nil)})
 	env := newEnvEngine(t, eng, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	overHTTP, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: env.http.URL + "/mcp"}, nil)
-	require.NoError(t, err)
-	defer overHTTP.Close()
-	c2s, s2c, done := startStdio(ctx, t, server.Config{Engine: eng})
-	overStdio, err := client.Connect(ctx, &mcp.IOTransport{Reader: s2c.r, Writer: c2s.w}, nil)
-	require.NoError(t, err)
-	defer func() {
-		overStdio.Close()
-		<-done
-	}()
-
-	for transport, cs := range map[string]*mcp.ClientSession{"mcp": overHTTP, "stdio": overStdio} {
+	ctx := context.Background()
+	for transport, cs := range connectBoth(t, env.http.URL, server.Config{Engine: eng}) {
 		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "recover_text", Arguments: map[string]any{
 			"prune_id": "prn_1", "ranges": []any{}, "include_line_numbers": false}})
 		var we *jsonrpc.Error
