@@ -137,7 +137,8 @@ func TestMacrosInOneFunction(t *testing.T) {
 	require.NoError(t, err)
 	defer tree.Close()
 	require.True(t, tree.RootNode().HasError(), "the test needs a file the C grammar reads with errors")
-	share := errorShare(tree.RootNode(), len(lines))
+	share, err := errorShare(context.Background(), tree.RootNode(), len(lines))
+	require.NoError(t, err)
 	assert.Greater(t, share, 0.0)
 	assert.Less(t, share, 0.1, "only the macro lines are errors")
 

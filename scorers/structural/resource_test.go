@@ -252,8 +252,43 @@ func BenchmarkExtractOutline(b *testing.B) {
 	root := tree.RootNode()
 	b.ReportAllocs()
 	for b.Loop() {
-		if o := extractOutline(l, root, src, lines); len(o.units) == 0 {
-			b.Fatal("no units")
+		if o, err := extractOutline(context.Background(), l, root, src, lines); err != nil || len(o.units) == 0 {
+			b.Fatal("no units", err)
 		}
 	}
+}
+
+// TestTreeWalksStopWhenContextEnds: a dense file (here 60,000 one-line statements) can parse
+// inside the deadline and still cost as much again to walk, so the outline's walk and the
+// error count look at the request's context as they go and return its error.
+func TestTreeWalksStopWhenContextEnds(t *testing.T) {
+	ls := loadLanguages()
+	t.Cleanup(ls.close)
+	l := ls.byName["python"]
+	lines := make([]string, 120)
+	for i := range lines {
+		lines[i] = strings.Repeat("a;", 500)
+	}
+	lines[len(lines)-1] = "a = )" // one syntax error, so errorShare walks the root's children
+	src := []byte(strings.Join(lines, "\n"))
+	p := l.getParser()
+	defer l.putParser(p)
+	tree, err := p.ParseCtx(context.Background(), nil, src)
+	require.NoError(t, err)
+	defer tree.Close()
+	root := tree.RootNode()
+	require.True(t, root.HasError())
+
+	o, err := extractOutline(context.Background(), l, root, src, lines)
+	require.NoError(t, err)
+	require.NotEmpty(t, o.units)
+	_, err = errorShare(context.Background(), root, len(lines))
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = extractOutline(ctx, l, root, src, lines)
+	assert.ErrorIs(t, err, context.Canceled, "extractOutline")
+	_, err = errorShare(ctx, root, len(lines))
+	assert.ErrorIs(t, err, context.Canceled, "errorShare")
 }

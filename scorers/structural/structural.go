@@ -345,10 +345,20 @@ func (s *Scorer) parseSource(ctx context.Context, l *lang, path string, lines []
 		defer s.trees.free(tree)
 	}
 	root := tree.RootNode()
-	if root.HasError() && errorShare(root, len(lines)) > maxErrorShare {
-		return nil, WarnSyntaxErrors, nil
+	if root.HasError() {
+		share, err := errorShare(ctx, root, len(lines))
+		if err != nil {
+			return nil, "", err
+		}
+		if share > maxErrorShare {
+			return nil, WarnSyntaxErrors, nil
+		}
 	}
-	return extractOutline(l, root, src, lines), "", nil
+	o, err := extractOutline(ctx, l, root, src, lines)
+	if err != nil {
+		return nil, "", err
+	}
+	return o, "", nil
 }
 
 // errorShare is the share of the n lines that syntax errors cover: the lines of every ERROR
@@ -360,14 +370,24 @@ func (s *Scorer) parseSource(ctx context.Context, l *lang, path string, lines []
 // of Debian's C files and 38% of its C/C++ headers (macros like `__AA_CONST char *` or
 // `f DC_DECLVOID()`, each a one-line ERROR) fell back to the heuristic although their
 // definitions parse (scorers/structural/RESULTS.md, twenty-eighth round).
-func errorShare(root *sitter.Node, n int) float64 {
+//
+// Like the outline's walk, it looks at ctx every checkEvery nodes and returns its error.
+func errorShare(ctx context.Context, root *sitter.Node, n int) (float64, error) {
 	if n == 0 {
-		return 0
+		return 0, nil
 	}
 	bad, next := 0, 0 // lines counted; every line before next is counted already
+	steps := 0
+	var err error
 	var walk func(nd *sitter.Node)
 	walk = func(nd *sitter.Node) {
 		for i := 0; i < int(nd.ChildCount()); i++ {
+			if steps++; steps%checkEvery == 0 && err == nil {
+				err = ctx.Err()
+			}
+			if err != nil {
+				return
+			}
 			c := nd.Child(i)
 			if c == nil || !c.HasError() {
 				continue
@@ -385,7 +405,10 @@ func errorShare(root *sitter.Node, n int) float64 {
 		}
 	}
 	walk(root)
-	return float64(min(bad, n)) / float64(n)
+	if err != nil {
+		return 0, err
+	}
+	return float64(min(bad, n)) / float64(n), nil
 }
 
 // screen rejects input that is not text worth parsing: binary content and files made of

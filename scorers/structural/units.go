@@ -1,6 +1,7 @@
 package structural
 
 import (
+	"context"
 	"regexp"
 	"strings"
 
@@ -51,14 +52,35 @@ type extractor struct {
 	src   []byte
 	lines []string
 	out   *outline
+	// ctx is the request's: the walk costs about as much as the parse per node, so a file of
+	// hundreds of thousands of statements parsed just inside the deadline would otherwise be
+	// walked well past it. err is ctx's error once the walk has seen it.
+	ctx   context.Context
+	steps int
+	err   error
+}
+
+// checkEvery is how many nodes a tree walk visits between looks at its context.
+const checkEvery = 1024
+
+// stop counts one node visited and reports whether the walk must end (ctx is done).
+func (e *extractor) stop() bool {
+	if e.steps++; e.err == nil && e.steps%checkEvery == 0 {
+		e.err = e.ctx.Err()
+	}
+	return e.err != nil
 }
 
 var reRequire = regexp.MustCompile(`^\s*((const|let|var)\s+[\w{}, ]+\s*=\s*require\s*\(|require(_relative|_once)?[\s(]|include(_once)?[\s(])`)
 
-func extractOutline(l *lang, root *sitter.Node, src []byte, lines []string) *outline {
-	e := &extractor{l: l, src: src, lines: lines, out: &outline{}}
+// extractOutline returns the outline of a parsed file, or ctx's error when ctx ends first.
+func extractOutline(ctx context.Context, l *lang, root *sitter.Node, src []byte, lines []string) (*outline, error) {
+	e := &extractor{l: l, src: src, lines: lines, out: &outline{}, ctx: ctx}
 	e.members(root, -1, 0)
-	return e.out
+	if e.err != nil {
+		return nil, e.err
+	}
+	return e.out, nil
 }
 
 func row(p sitter.Point) int { return int(p.Row) }
@@ -86,7 +108,7 @@ func (e *extractor) members(n *sitter.Node, parent, from int) {
 		}
 		chunkStart, chunkEnd = -1, -1
 	}
-	for i := 0; i < count; i++ {
+	for i := 0; i < count && !e.stop(); i++ {
 		c := n.NamedChild(i)
 		if c == nil {
 			continue
@@ -175,7 +197,7 @@ func (e *extractor) documents(first, last, def int) bool {
 // hasSections reports whether a section holds multi-line sections (then it is a container
 // of them; otherwise it is scored whole like a definition).
 func (e *extractor) hasSections(n *sitter.Node) bool {
-	for i := 0; i < int(n.NamedChildCount()); i++ {
+	for i := 0; i < int(n.NamedChildCount()) && !e.stop(); i++ {
 		c := n.NamedChild(i)
 		if c == nil {
 			continue
@@ -198,7 +220,7 @@ func (e *extractor) hasSections(n *sitter.Node) bool {
 // split appends the spans of n's named children that start at or after line from,
 // descending into those longer than blockLines.
 func (e *extractor) split(n *sitter.Node, from int, out [][2]int, depth int) [][2]int {
-	for i := 0; i < int(n.NamedChildCount()); i++ {
+	for i := 0; i < int(n.NamedChildCount()) && !e.stop(); i++ {
 		c := n.NamedChild(i)
 		if c == nil {
 			continue
