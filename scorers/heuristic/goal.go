@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Term is one goal term with its weight.
@@ -88,7 +89,33 @@ func (c *goalCache) parse(goal string) *Query {
 	return q
 }
 
+// maxGoalBytes bounds the goal text analysed. The goal's passes (code spans, frames, every
+// identifier, cites, comment intent) are linear but cost about 0.5 s a megabyte, do not look
+// at the request's context, and a goal is bounded only by the server's body limit (~11 MB):
+// an 8 MB goal held Score for 4 s whatever its deadline. 64 KiB is three times the longest
+// goal of the dev sets (a 22.7 KB SWE-bench issue with its traceback) and parses in tens of
+// milliseconds; maxGoalTerms would keep only the heaviest terms of a longer one anyway.
+const maxGoalBytes = 64 << 10
+
+// clipGoal cuts a goal longer than maxGoalBytes at its last space, tab or line break within
+// the bound (a word is not cut in two), or at the last whole UTF-8 character if there is none
+// in its second half.
+func clipGoal(goal string) string {
+	if len(goal) <= maxGoalBytes {
+		return goal
+	}
+	if k := strings.LastIndexAny(goal[:maxGoalBytes], " \t\n"); k >= maxGoalBytes/2 {
+		return goal[:k]
+	}
+	k := maxGoalBytes
+	for k > 0 && !utf8.RuneStart(goal[k]) {
+		k--
+	}
+	return goal[:k]
+}
+
 func parseGoal(goal string) *Query {
+	goal = clipGoal(goal)
 	type acc struct {
 		count   float64
 		weight  float64

@@ -1,7 +1,9 @@
 package heuristic
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,4 +30,29 @@ func TestPathWords(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"caddyconfig", "httpcaddyfile", "http", "caddyfile", "httpserver", "server", "go"}, words)
 	assert.Nil(t, pathWords(""))
+}
+
+// TestParseGoalBoundsItsText: a goal is bounded only by the server's body limit, and its
+// analysis does not look at the request's context, so only its first maxGoalBytes count: a
+// word past them is no term, and the goal parses as its clipped self.
+func TestParseGoalBoundsItsText(t *testing.T) {
+	head := "closeIdleConns leaks a connection when the transport is closed\n"
+	filler := strings.Repeat("the server answers slowly under load ", maxGoalBytes/37+1)
+	goal := head + filler + "\nunreachableTailName"
+	require.Greater(t, len(goal), maxGoalBytes)
+	q := ParseGoal(goal)
+	var texts []string
+	for _, term := range q.Terms {
+		texts = append(texts, term.Text)
+	}
+	assert.Contains(t, texts, "closeidleconns")
+	assert.NotContains(t, texts, "unreachabletailname")
+	assert.Equal(t, ParseGoal(clipGoal(goal)).Terms, q.Terms)
+	assert.LessOrEqual(t, len(clipGoal(goal)), maxGoalBytes)
+
+	// A goal within the bound is analysed whole; one without spaces is cut on a character.
+	assert.Equal(t, head, clipGoal(head))
+	runes := clipGoal(strings.Repeat("é", maxGoalBytes))
+	assert.True(t, utf8.ValidString(runes))
+	assert.Greater(t, len(runes), maxGoalBytes-2)
 }
