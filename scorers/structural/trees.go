@@ -16,12 +16,13 @@ import (
 //
 // A tree is C memory that the bindings do not free reliably, so every tree here is owned by
 // exactly one place: the cache, or the request that took it (take removes it). The cache is
-// bounded in entries and in source bytes; what falls out is freed by a goroutine of its own
+// bounded in entries and in its trees' estimated memory (treeCost); what falls out is freed
+// by a goroutine of its own
 // (freeing a 2,000-line tree takes about a millisecond, which no request needs to wait for),
 // and close waits for those.
 type treeCache struct {
 	mu      sync.Mutex
-	bytes   int // source bytes held
+	cost    int // estimated memory of the trees held (treeCost)
 	lru     *list.List
 	byKey   map[treeKey]*list.Element
 	closed  bool
@@ -34,13 +35,21 @@ type treeEntry struct {
 	key  treeKey
 	src  []byte
 	tree *sitter.Tree
+	cost int
 }
 
 const (
 	// treeCacheEntries bounds the files whose trees are kept: the ones an agent is editing.
 	treeCacheEntries = 32
-	// treeCacheBytes bounds their sources (a tree costs a few times its source in C memory).
-	treeCacheBytes = 8 << 20
+	// treeCacheMemory bounds the trees' estimated memory. It bounded their sources (8 MB) on
+	// the belief that a tree costs a few times its source; a tree costs 17-29 times its
+	// source on real Go and Python and up to 250 times on dense code (one-line statements of
+	// a few bytes), and 7.7 MB of such sources held 1.9 GB of trees after their requests.
+	// Thirty-two ordinary files of 40 KB are estimated at 85 MB, so the entries bound them.
+	treeCacheMemory = 256 << 20
+	// treeBytesPerToken is a tree's memory per token of its source: measured 70-135 on real
+	// Go and Python, up to 250 on dense statements, so treeCost rarely underestimates.
+	treeBytesPerToken = 256
 	// minSharedShare is the share of a file an edit must leave untouched (common prefix plus
 	// suffix) for an incremental reparse; below it the file is parsed afresh.
 	minSharedShare = 0.5
@@ -54,7 +63,7 @@ func newTreeCache() *treeCache {
 func (c *treeCache) remove(el *list.Element) *treeEntry {
 	e := c.lru.Remove(el).(*treeEntry)
 	delete(c.byKey, e.key)
-	c.bytes -= len(e.src)
+	c.cost -= e.cost
 	return e
 }
 
@@ -72,20 +81,29 @@ func (c *treeCache) take(k treeKey) (*sitter.Tree, []byte, bool) {
 
 // put stores tree (parsed from src) for key, taking ownership of it: a tree it does not keep
 // (too large, cache closed, or evicted) is freed.
+//
+// The tree kept is a copy of tree, which is freed: the bindings remember every node a walk
+// asked for in a map of the tree's (a Go object per node, tens of bytes each), and the
+// outline's walk asks for every top-level statement; kept, those maps held 435 MB of Go heap
+// for 7.7 MB of dense sources. A copy shares the C nodes and starts with an empty map.
 func (c *treeCache) put(k treeKey, src []byte, tree *sitter.Tree) {
+	cost := treeCost(src)
 	c.mu.Lock()
-	if c.closed || len(src) > treeCacheBytes/4 {
+	if c.closed || cost > treeCacheMemory/4 {
 		c.mu.Unlock()
 		c.free(tree)
 		return
 	}
+	walked := tree
+	tree = walked.Copy()
+	walked.Close() // the C nodes live on in the copy: this releases a reference and the map
 	var evicted []*sitter.Tree
 	if el, ok := c.byKey[k]; ok {
 		evicted = append(evicted, c.remove(el).tree)
 	}
-	c.byKey[k] = c.lru.PushFront(&treeEntry{key: k, src: src, tree: tree})
-	c.bytes += len(src)
-	for c.lru.Len() > treeCacheEntries || c.bytes > treeCacheBytes {
+	c.byKey[k] = c.lru.PushFront(&treeEntry{key: k, src: src, tree: tree, cost: cost})
+	c.cost += cost
+	for c.lru.Len() > treeCacheEntries || c.cost > treeCacheMemory {
 		evicted = append(evicted, c.remove(c.lru.Back()).tree)
 	}
 	c.mu.Unlock()
@@ -127,6 +145,21 @@ func (c *treeCache) close() {
 	c.closed = true
 	c.mu.Unlock()
 	c.freeing.Wait()
+}
+
+// treeCost estimates the memory of src's syntax tree: treeBytesPerToken for each token, a
+// token being a run of identifier bytes or one other byte that is not a space. A scan of the
+// bytes, done only for a tree the cache is offered.
+func treeCost(src []byte) int {
+	tokens, word := 0, false
+	for _, c := range src {
+		w := isIdentByte(c)
+		if w && !word || !w && c > ' ' {
+			tokens++
+		}
+		word = w
+	}
+	return tokens * treeBytesPerToken
 }
 
 // editBetween describes old → new as one edit (the span between their common prefix and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -108,11 +109,11 @@ func TestTreeCacheBounded(t *testing.T) {
 	}
 	s.trees.mu.Lock()
 	assert.Equal(t, treeCacheEntries, s.trees.lru.Len())
-	assert.LessOrEqual(t, s.trees.bytes, treeCacheBytes)
+	assert.LessOrEqual(t, s.trees.cost, treeCacheMemory)
 	s.trees.mu.Unlock()
 	require.NoError(t, s.Close())
 	assert.Zero(t, s.trees.lru.Len())
-	assert.Zero(t, s.trees.bytes)
+	assert.Zero(t, s.trees.cost)
 }
 
 // TestTreeCacheCloseWhileParsing: dropped trees are freed in the background and Close waits
@@ -182,4 +183,63 @@ func TestTreeCacheConcurrentEdits(t *testing.T) {
 	for range 4 {
 		require.NoError(t, <-done)
 	}
+}
+
+// denseLines is a file of n lines of per one-line statements ("a;"), whose tree costs about
+// 250 times its source: the shape that made the cache hold far more than its bound.
+func denseLines(n, per int) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = strings.Repeat("a;", per)
+	}
+	return lines
+}
+
+// TestKeptTreesHoldNoNodeMaps: the bindings keep a Go object for every node a walk asked for,
+// in a map of the tree's; a kept tree must not carry the outline walk's map (60,000 statements
+// held 8.7 MB of Go heap through it).
+func TestKeptTreesHoldNoNodeMaps(t *testing.T) {
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	l := s.langs.byName["javascript"]
+	lines := denseLines(120, 500)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	o, warn, err := s.parse(context.Background(), l, "dense.js", lines)
+	require.NoError(t, err)
+	require.Empty(t, warn)
+	require.NotEmpty(t, o.units)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	s.trees.mu.Lock()
+	kept := s.trees.lru.Len()
+	s.trees.mu.Unlock()
+	require.Equal(t, 1, kept, "the test needs the tree kept")
+	growth := int64(after.HeapInuse) - int64(before.HeapInuse)
+	assert.Less(t, growth, int64(2<<20), "Go heap held after one parse: %d KiB", growth>>10)
+}
+
+// TestTreeCacheBoundsDenseTrees: the cache is bounded by its trees' estimated memory, not
+// their sources' bytes: dense files of 200 KB (about 50 MB of tree each) are not kept by the
+// dozen, as they were under a bound of 8 MB of source.
+func TestTreeCacheBoundsDenseTrees(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses 6 dense files: skipped with -short")
+	}
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	l := s.langs.byName["javascript"]
+	for i := range 6 {
+		lines := denseLines(200, 500)
+		lines[0] = fmt.Sprintf("b%d;", i)
+		_, warn, err := s.parse(context.Background(), l, fmt.Sprintf("dense%d.js", i), lines)
+		require.NoError(t, err)
+		require.Empty(t, warn)
+	}
+	s.trees.mu.Lock()
+	defer s.trees.mu.Unlock()
+	assert.LessOrEqual(t, s.trees.cost, treeCacheMemory)
+	assert.Less(t, s.trees.lru.Len(), 6, "six trees of ~50 MB each exceed the bound")
+	assert.Positive(t, s.trees.lru.Len(), "a tree within the bound is kept")
 }
