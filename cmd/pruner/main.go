@@ -34,7 +34,7 @@ func commands() []command {
 		{"stdio", "run the MCP server over stdin/stdout", runStdio},
 		{"bench", "compare scorers on labelled cases (see pruner bench --help)", runBench},
 		{"scorers", "list the available scorers and where they run", runScorers},
-		{"plugin", "serve a built-in scorer as a go-plugin process (pruner plugin serve NAME)", runPlugin},
+		{"plugin", "serve a built-in scorer as a go-plugin process, or print the SHA-256 to pin for a plugin", runPlugin},
 		{"train", "train the line-features relevance model (models/linerank)", runTrain},
 		{"version", "print the version", runVersion},
 	}

@@ -42,8 +42,9 @@ const (
 	serverFlags                      // serving: plus the recovery store's --ttl and --store-bytes
 )
 
-// register adds the engine flags of set to fs; env values become the flags' defaults so --help
-// shows what is in force. A malformed env value is reported by load, not silently ignored.
+// register adds the engine flags of set to fs with the built-in defaults; --help shows those,
+// whatever the environment holds. applyEnv reads the variables after parsing, and a malformed
+// one is a usage error, not silently ignored.
 // Only the servers keep pruned texts for recovery: a one-shot prune or a benchmark has nothing
 // to recover from once it exits, so they get no store flags.
 func (c *engineConfig) register(fs *flag.FlagSet, set engineFlags) {
