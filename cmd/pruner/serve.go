@@ -67,10 +67,10 @@ func (c *serveConfig) applyEnv(e env) error {
 	e.str("MCP_PRUNER_AUTH_TOKEN", "auth-token", &c.authToken)
 	e.str("MCP_PRUNER_ALLOWED_HOSTS", "allowed-hosts", &c.allowedHosts)
 	e.str("MCP_PRUNER_ALLOWED_ORIGINS", "allowed-origins", &c.allowedOrigins)
-	if err := e.int64("MCP_PRUNER_MAX_BODY_BYTES", "max-body-bytes", 1, math.MaxInt64, "want a positive integer", func(n int64) { c.maxBodyBytes = n }); err != nil {
+	if err := e.int64("MCP_PRUNER_MAX_BODY_BYTES", "max-body-bytes", 0, math.MaxInt64, "want an integer >= 0 (0: the default)", func(n int64) { c.maxBodyBytes = n }); err != nil {
 		return err
 	}
-	if err := e.int64("MCP_PRUNER_MAX_CONCURRENT_PRUNES", "max-concurrent-prunes", 1, math.MaxInt32, "want a positive integer", func(n int64) { c.maxConcurrent = int(n) }); err != nil {
+	if err := e.int64("MCP_PRUNER_MAX_CONCURRENT_PRUNES", "max-concurrent-prunes", 0, math.MaxInt32, "want an integer >= 0 (0: the adaptive bound)", func(n int64) { c.maxConcurrent = int(n) }); err != nil {
 		return err
 	}
 	if err := e.int64("MCP_PRUNER_MAX_SESSIONS", "max-sessions", 1, math.MaxInt32, "want a positive integer", func(n int64) { c.maxSessions = int(n) }); err != nil {
@@ -85,9 +85,9 @@ func (c *serveConfig) listenAddr() (string, error) {
 	case c.port < 0 || c.port > 65535:
 		return "", usagef("--port must be 0..65535, got %d", c.port)
 	case c.maxBodyBytes < 0:
-		return "", usagef("--max-body-bytes must be >= 1, got %d", c.maxBodyBytes)
+		return "", usagef("--max-body-bytes must be >= 0 (0: the default), got %d", c.maxBodyBytes)
 	case c.maxConcurrent < 0:
-		return "", usagef("--max-concurrent-prunes must be >= 1, got %d", c.maxConcurrent)
+		return "", usagef("--max-concurrent-prunes must be >= 0 (0: the adaptive bound), got %d", c.maxConcurrent)
 	case c.maxSessions <= 0:
 		return "", usagef("--max-sessions must be >= 1, got %d", c.maxSessions)
 	case c.shutdownTimeout <= 0:

@@ -69,6 +69,34 @@ func TestServeMaxSessionsMustBePositive(t *testing.T) {
 	assert.Contains(t, stderr, "MCP_PRUNER_MAX_SESSIONS")
 }
 
+// TestServeZeroMeansDefaultInFlagAndVariable: 0 is the default of --max-concurrent-prunes
+// (the adaptive bound) and --max-body-bytes (5 x max-input-chars + 1 MiB), and their variables
+// take it too; a negative value is refused by either, with what 0 means. (--read-timeout 0s
+// stops the server from starting once the values pass.)
+func TestServeZeroMeansDefaultInFlagAndVariable(t *testing.T) {
+	for _, v := range []struct{ flag, env string }{
+		{"--max-concurrent-prunes", "MCP_PRUNER_MAX_CONCURRENT_PRUNES"},
+		{"--max-body-bytes", "MCP_PRUNER_MAX_BODY_BYTES"},
+	} {
+		t.Run(v.env, func(t *testing.T) {
+			code, _, stderr := runCLI(t, "", "serve", "--port", "0", v.flag, "0", "--read-timeout", "0s")
+			assert.Equal(t, 2, code)
+			assert.Contains(t, stderr, "--read-timeout must be positive", "the flag takes 0")
+			code, _, stderr = runCLI(t, "", "serve", "--port", "0", v.flag, "-1", "--read-timeout", "0s")
+			assert.Equal(t, 2, code)
+			assert.Contains(t, stderr, v.flag+" must be >= 0 (0: the")
+			t.Setenv(v.env, "0")
+			code, _, stderr = runCLI(t, "", "serve", "--port", "0", "--read-timeout", "0s")
+			assert.Equal(t, 2, code)
+			assert.Contains(t, stderr, "--read-timeout must be positive", "the variable takes 0 too")
+			t.Setenv(v.env, "-1")
+			code, _, stderr = runCLI(t, "", "serve", "--port", "0", "--read-timeout", "0s")
+			assert.Equal(t, 2, code)
+			assert.Contains(t, stderr, v.env+`="-1": want an integer >= 0 (0: the`)
+		})
+	}
+}
+
 // TestServerRequestsCannotPickWhatItLoads: a request's scorer may be any registered scorer,
 // but an onnx:DIR or swepruner:URL only when the operator allowed it (--allow-scorers or
 // --scorer); otherwise the call is refused as a bad "scorer" and nothing is opened or called.
