@@ -44,11 +44,10 @@ func Manifest(m *Model, threshold float64, kindThresholds map[string]float64, na
 }
 
 // Write exports r to dir: model.onnx, model.json and the model card. command is the command
-// line that produced it, recorded in the card.
+// line that produced it, recorded in the card. Each file is written to a temporary file in
+// dir and renamed over its name only once all three are written, so a failed write (a full
+// disk) leaves the previous model as it was instead of a truncated model.onnx beside it.
 func (r *Result) Write(dir string, cfg Config, command string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("train: %w", err)
-	}
 	training := map[string]any{
 		"cases": r.Cases, "seed": cfg.Seed, "hidden": cfg.Hidden, "epochs": cfg.Epochs,
 		"hard_negatives": cfg.HardNegatives, "random_negatives": cfg.RandomNegatives, "command": command,
@@ -69,12 +68,53 @@ func (r *Result) Write(dir string, cfg Config, command string) error {
 		manifest.FileName: mb,
 		CardFile:          []byte(r.Card(cfg, command)),
 	}
-	for _, name := range []string{ONNXFile, manifest.FileName, CardFile} {
-		if err := os.WriteFile(filepath.Join(dir, name), files[name], 0o644); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	names := []string{ONNXFile, manifest.FileName, CardFile}
+	temps := make([]string, 0, len(names))
+	defer func() {
+		for _, t := range temps {
+			os.Remove(t) // gone already once renamed
+		}
+	}()
+	for _, name := range names {
+		t, err := writeTemp(dir, name, files[name])
+		if err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+		temps = append(temps, t)
+	}
+	for i, name := range names {
+		if err := os.Rename(temps[i], filepath.Join(dir, name)); err != nil {
 			return fmt.Errorf("train: %w", err)
 		}
 	}
 	return nil
+}
+
+// writeTemp writes data to a new hidden temporary file in dir, named after name, and
+// returns its path; the file is synced, so a rename over name installs complete bytes.
+func writeTemp(dir, name string, data []byte) (string, error) {
+	f, err := os.CreateTemp(dir, "."+name+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
 }
 
 // Card renders the model card: data, features, training command and cross-validated figures.
