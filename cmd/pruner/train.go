@@ -7,9 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcp-pruner/mcp-pruner/benchmarks"
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/linefeat"
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/train"
 	"github.com/mcp-pruner/mcp-pruner/tokenizer"
 )
@@ -134,8 +136,14 @@ func canonicalArgs(args []string) []string {
 func kindsFlag(fs *flag.FlagSet, name, whose string, dst *[]string) {
 	fs.Func(name, "comma-separated source kinds whose "+whose+" (default "+strings.Join(*dst, ",")+"; 'none' for none)", func(s string) error {
 		*dst = nil
-		if s != "none" {
-			*dst = benchList(s)
+		if s == "none" {
+			return nil
+		}
+		for _, k := range benchList(s) {
+			if !slices.Contains(linefeat.Kinds, k) {
+				return fmt.Errorf("unknown source kind %q: the kinds are %s, or 'none'", k, strings.Join(linefeat.Kinds, ", "))
+			}
+			*dst = append(*dst, k)
 		}
 		return nil
 	})

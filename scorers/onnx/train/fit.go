@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
 	"github.com/mcp-pruner/mcp-pruner/scorers/onnx/linefeat"
@@ -70,15 +71,32 @@ func DefaultConfig() Config {
 	}
 }
 
+// Validate reports a configuration training cannot use: too few hidden units, a tree depth
+// out of range, or a kind list naming a kind linefeat does not have (a frozen one would
+// reach the manifest's kind_thresholds, which the onnx scorer refuses to load).
+func (c Config) Validate() error {
+	if c.Hidden < 1 {
+		return fmt.Errorf("hidden units must be >= 1, got %d", c.Hidden)
+	}
+	if c.Trees > 0 && (c.Depth < 1 || c.Depth > MaxTreeDepth) {
+		return fmt.Errorf("tree depth must be 1 to %d, got %d", MaxTreeDepth, c.Depth)
+	}
+	for _, list := range [][]string{c.FrozenKinds, c.StructuralKinds, c.LinearKinds, c.TreeKinds} {
+		for _, k := range list {
+			if !slices.Contains(linefeat.Kinds, k) {
+				return fmt.Errorf("unknown source kind %q: the kinds are %s", k, strings.Join(linefeat.Kinds, ", "))
+			}
+		}
+	}
+	return nil
+}
+
 // fit trains the model: one expert per source kind, each on the cases of its kind, with a
 // shared standardisation. It is single-threaded and uses only seeded randomness, so the
 // result depends on the data and cfg alone.
 func fit(ctx context.Context, data []*caseData, cfg Config) (*Model, error) {
-	if cfg.Hidden < 1 {
-		return nil, fmt.Errorf("hidden units must be >= 1, got %d", cfg.Hidden)
-	}
-	if cfg.Trees > 0 && (cfg.Depth < 1 || cfg.Depth > MaxTreeDepth) {
-		return nil, fmt.Errorf("tree depth must be 1 to %d, got %d", MaxTreeDepth, cfg.Depth)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	F := linefeat.NumFeatures
 	m := &Model{F: F, Hidden: cfg.Hidden, Experts: make([]Expert, len(linefeat.Kinds))}

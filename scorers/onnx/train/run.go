@@ -82,6 +82,9 @@ func Run(ctx context.Context, cases []benchmarks.Case, opts Options) (*Result, e
 		return nil, errors.New("train: no cases")
 	}
 	cfg := opts.Config
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
 	logf := func(format string, a ...any) {
 		if opts.Log != nil {
 			fmt.Fprintf(opts.Log, format+"\n", a...)

@@ -202,3 +202,28 @@ func TestLinearModelGraphHasNoHiddenLayer(t *testing.T) {
 	m.Experts[2].W2[1] = 0.5
 	assert.Contains(t, string(m.ONNX("", nil)), "hidden")
 }
+
+// TestRunRejectsAConfigItCannotExport: a kind list naming a kind linefeat does not have (a
+// frozen one reached the manifest's kind_thresholds, which the onnx scorer refuses) is an
+// error before any training.
+func TestRunRejectsAConfigItCannotExport(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"unknown frozen kind", func(c *Config) { c.FrozenKinds = []string{"python"} }, `"python"`},
+		{"unknown tree kind", func(c *Config) { c.TreeKinds = []string{"doc"} }, `"doc"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := smallConfig()
+			tt.edit(&cfg)
+			_, err := Run(context.Background(), syntheticCases(), Options{Config: cfg})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+	_, err := Run(context.Background(), syntheticCases(), Options{Config: smallConfig()})
+	assert.NoError(t, err, "the unedited configuration must train")
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// trainCases writes a small case file: a docs page whose gold is the paragraph the goal names.
+func trainCases(t *testing.T) string {
+	t.Helper()
+	var text strings.Builder
+	for i := 0; i < 30; i++ {
+		text.WriteString("Unrelated paragraph about configuration defaults and logging.\n")
+	}
+	text.WriteString("The parse_header function splits a header line into a name and a value.\n")
+	var b strings.Builder
+	for i := 0; i < 4; i++ {
+		c, err := json.Marshal(map[string]any{
+			"id": "docs/page" + string(rune('a'+i)), "source_type": "docs", "dataset": "synthetic", "path": "page" + string(rune('a'+i)) + ".md",
+			"goal_hint": "how does parse_header split a header", "text": text.String(), "gold_lines": []int{31},
+		})
+		require.NoError(t, err)
+		b.Write(c)
+		b.WriteString("\n")
+	}
+	path := filepath.Join(t.TempDir(), "docs.dev.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	return path
+}
+
+// TestTrainRejectsBadFlagsBeforeTraining: a source kind the features do not have is a usage
+// error naming the flag, before any training and without creating the output directory.
+// Unchecked, --frozen-kinds python wrote a manifest the onnx scorer refuses (kind_thresholds
+// names "python") and --tree-kinds python silently fitted no trees.
+func TestTrainRejectsBadFlagsBeforeTraining(t *testing.T) {
+	data := trainCases(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown frozen kind", []string{"--frozen-kinds", "python"}, "frozen-kinds"},
+		{"unknown tree kind", []string{"--tree-kinds", "docs,pyhton"}, "tree-kinds"},
+		{"unknown linear kind", []string{"--linear-kinds", "log"}, "linear-kinds"},
+		{"unknown structural kind", []string{"--structural-kinds", "code"}, "structural-kinds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "model")
+			code, _, stderr := runCLI(t, "", append([]string{"train", "--data", data, "--folds", "0", "--epochs", "1", "--out", out}, tt.args...)...)
+			assert.Equal(t, 2, code, stderr)
+			problem := strings.SplitN(stderr, "\n", 2)[0]
+			assert.Contains(t, problem, tt.want, "the error names the flag")
+			assert.NotContains(t, stderr, "features:", "training started")
+			assert.NoDirExists(t, out)
+		})
+	}
+	t.Run("good flags train", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "model")
+		code, _, stderr := runCLI(t, "", "train", "--data", data, "--folds", "0", "--epochs", "1", "--out", out, "--frozen-kinds", "none", "--tree-kinds", "docs,logs")
+		require.Equal(t, 0, code, stderr)
+		assert.FileExists(t, filepath.Join(out, "model.onnx"))
+	})
+}
