@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,8 +68,10 @@ Flags:
 	if cfg.Epochs < 1 || cfg.Hidden < 1 || *folds < 0 || *folds == 1 {
 		return usagef("--epochs >= 1, --hidden >= 1, --folds 0 or >= 2")
 	}
-	if cfg.Trees < 0 || cfg.Depth < 1 || cfg.Depth > train.MaxTreeDepth || cfg.Shrink <= 0 || cfg.Lambda < 0 || cfg.MinLeafHess < 0 {
-		return usagef("--trees >= 0, --depth 1 to %d, --shrink > 0, --lambda >= 0, --min-leaf-hess >= 0", train.MaxTreeDepth)
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	if cfg.Trees < 0 || cfg.Depth < 1 || cfg.Depth > train.MaxTreeDepth || !finite(cfg.Shrink) || !finite(cfg.Lambda) || !finite(cfg.MinLeafHess) ||
+		cfg.Shrink <= 0 || cfg.Lambda < 0 || cfg.MinLeafHess < 0 {
+		return usagef("--trees >= 0, --depth 1 to %d, --shrink > 0, --lambda >= 0, --min-leaf-hess >= 0 (finite numbers)", train.MaxTreeDepth)
 	}
 	if len(data) == 0 {
 		dir := *dataDir

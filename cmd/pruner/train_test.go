@@ -34,10 +34,11 @@ func trainCases(t *testing.T) string {
 	return path
 }
 
-// TestTrainRejectsBadFlagsBeforeTraining: a source kind the features do not have is a usage
-// error naming the flag, before any training and without creating the output directory.
-// Unchecked, --frozen-kinds python wrote a manifest the onnx scorer refuses (kind_thresholds
-// names "python") and --tree-kinds python silently fitted no trees.
+// TestTrainRejectsBadFlagsBeforeTraining: a source kind the features do not have, or a tree
+// setting that is not a finite number, is a usage error naming the flag, before any training
+// and without creating the output directory. Unchecked, --frozen-kinds python wrote a
+// manifest the onnx scorer refuses (kind_thresholds names "python"), --tree-kinds python
+// silently fitted no trees, and --shrink NaN trained to a "threshold NaN" manifest error.
 func TestTrainRejectsBadFlagsBeforeTraining(t *testing.T) {
 	data := trainCases(t)
 	tests := []struct {
@@ -49,6 +50,10 @@ func TestTrainRejectsBadFlagsBeforeTraining(t *testing.T) {
 		{"unknown tree kind", []string{"--tree-kinds", "docs,pyhton"}, "tree-kinds"},
 		{"unknown linear kind", []string{"--linear-kinds", "log"}, "linear-kinds"},
 		{"unknown structural kind", []string{"--structural-kinds", "code"}, "structural-kinds"},
+		{"shrink NaN", []string{"--shrink", "NaN"}, "shrink"},
+		{"shrink infinite", []string{"--shrink", "Inf"}, "shrink"},
+		{"lambda NaN", []string{"--lambda", "NaN"}, "lambda"},
+		{"min-leaf-hess infinite", []string{"--min-leaf-hess", "+Inf"}, "min-leaf-hess"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -71,15 +71,23 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports a configuration training cannot use: too few hidden units, a tree depth
-// out of range, or a kind list naming a kind linefeat does not have (a frozen one would
-// reach the manifest's kind_thresholds, which the onnx scorer refuses to load).
+// Validate reports a configuration training cannot use: too few hidden units or epochs, a
+// tree setting out of range or not finite (a NaN step makes every leaf NaN), or a kind list
+// naming a kind linefeat does not have (a frozen one would reach the manifest's
+// kind_thresholds, which the onnx scorer refuses to load).
 func (c Config) Validate() error {
 	if c.Hidden < 1 {
 		return fmt.Errorf("hidden units must be >= 1, got %d", c.Hidden)
 	}
+	if c.Epochs < 1 || c.Batch < 1 {
+		return fmt.Errorf("epochs and batch must be >= 1, got %d and %d", c.Epochs, c.Batch)
+	}
 	if c.Trees > 0 && (c.Depth < 1 || c.Depth > MaxTreeDepth) {
 		return fmt.Errorf("tree depth must be 1 to %d, got %d", MaxTreeDepth, c.Depth)
+	}
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	if !finite(c.Shrink) || !finite(c.Lambda) || !finite(c.MinLeafHess) || c.Shrink <= 0 || c.Lambda < 0 || c.MinLeafHess < 0 {
+		return fmt.Errorf("tree shrink must be finite and > 0, lambda and min leaf Hessian finite and >= 0, got %v, %v and %v", c.Shrink, c.Lambda, c.MinLeafHess)
 	}
 	for _, list := range [][]string{c.FrozenKinds, c.StructuralKinds, c.LinearKinds, c.TreeKinds} {
 		for _, k := range list {

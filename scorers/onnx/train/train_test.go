@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -204,8 +205,8 @@ func TestLinearModelGraphHasNoHiddenLayer(t *testing.T) {
 }
 
 // TestRunRejectsAConfigItCannotExport: a kind list naming a kind linefeat does not have (a
-// frozen one reached the manifest's kind_thresholds, which the onnx scorer refuses) is an
-// error before any training.
+// frozen one reached the manifest's kind_thresholds, which the onnx scorer refuses) or a
+// non-finite tree setting (NaN leaves) is an error before any training.
 func TestRunRejectsAConfigItCannotExport(t *testing.T) {
 	tests := []struct {
 		name string
@@ -214,6 +215,9 @@ func TestRunRejectsAConfigItCannotExport(t *testing.T) {
 	}{
 		{"unknown frozen kind", func(c *Config) { c.FrozenKinds = []string{"python"} }, `"python"`},
 		{"unknown tree kind", func(c *Config) { c.TreeKinds = []string{"doc"} }, `"doc"`},
+		{"NaN shrink", func(c *Config) { c.Shrink = math.NaN() }, "shrink"},
+		{"infinite lambda", func(c *Config) { c.Lambda = math.Inf(1) }, "lambda"},
+		{"no batch", func(c *Config) { c.Batch = 0 }, "batch"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
