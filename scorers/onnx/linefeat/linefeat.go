@@ -136,7 +136,8 @@ func KindOf(row []float32) int {
 // Row returns the features of line i.
 func (m *Matrix) Row(i int) []float32 { return m.X[i*NumFeatures : (i+1)*NumFeatures] }
 
-// Compute returns the feature matrix of req. It honours ctx between its passes.
+// Compute returns the feature matrix of req. It honours ctx between its passes and every
+// ctxEvery rows of the last, and returns ctx's error rather than a matrix finished late.
 func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 	lines := req.Lines
 	n := len(lines)
@@ -221,6 +222,10 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 		}
 	}
 
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
 	// Logs: failure words, shape rarity, the last strong failure.
 	fail := make([]float64, n)
 	shapes := make(map[uint64]int32, n)
@@ -253,6 +258,13 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 	// score), so their logits are computed once per run of equal scores.
 	var hl, sl logits
 	for i, l := range lines {
+		// The row pass is the longest (about 0.25 s on a million lines): it looks at ctx
+		// as it goes, so a request whose deadline passes here frees its slot.
+		if i%ctxEvery == ctxEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		row := out[i*F : (i+1)*F]
 		termCover, idfCover := 0.0, 0.0
 		if present > 0 {
@@ -318,8 +330,14 @@ func Compute(ctx context.Context, req *engine.ScoreRequest) (*Matrix, error) {
 			row[k] = float32(v)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return &Matrix{X: out, N: n, Focus: hresp.Focus}, nil
 }
+
+// ctxEvery is how many rows the row pass computes between looks at ctx.
+const ctxEvery = 4096
 
 // strBlock is the max structural score over the block enclosing line i (its parent's
 // subtree), or over the line's own subtree when it is top-level.

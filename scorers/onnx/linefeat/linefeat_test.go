@@ -2,9 +2,11 @@ package linefeat
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
@@ -158,5 +160,34 @@ func TestTablesMatchMath(t *testing.T) {
 		l.of(p)
 		assert.Equal(t, logit(min(1-1e-4, max(1e-4, p))), l.clipped)
 		assert.Equal(t, logit(p), l.exact)
+	}
+}
+
+// countingContext counts the calls of Err.
+type countingContext struct {
+	context.Context
+	calls atomic.Int64
+}
+
+func (c *countingContext) Err() error {
+	c.calls.Add(1)
+	return c.Context.Err()
+}
+
+// TestComputeLooksAtContextAsItGoes: the passes after the scorers (ranks, windows, and the
+// row pass, about 0.4 s on a million short lines, which the default 2,000,000-character
+// limit admits) look at ctx every few thousand lines, so a request whose deadline passes
+// there stops instead of holding its slot to the end and answering as if in time.
+func TestComputeLooksAtContextAsItGoes(t *testing.T) {
+	const n, every = 100_000, 4096
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("e%d", i%1000)
+	}
+	for _, st := range []engine.SourceType{engine.SourceCode, engine.SourceLogs, engine.SourceDocs} {
+		ctx := &countingContext{Context: context.Background()}
+		_, err := Compute(ctx, &engine.ScoreRequest{Lines: lines, Goal: "e5 failure", SourceType: st})
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, ctx.calls.Load(), int64(n/every), "%s: ctx looked at %d times over %d lines", st, ctx.calls.Load(), n)
 	}
 }
