@@ -104,6 +104,15 @@ Flags:
 		return err
 	}
 	defer reg.Close()
+	// Cross-validation resolves the baselines only after the features and the first fold's
+	// model: a misspelt one is said now instead.
+	if *folds > 1 {
+		for _, b := range benchList(*baselines) {
+			if _, err := reg.Get(ctx, b); err != nil {
+				return usagef("--baselines: %v", err)
+			}
+		}
+	}
 	res, err := train.Run(ctx, cases, train.Options{
 		Config: cfg, Folds: *folds, Tokens: tok, Baselines: benchList(*baselines), Registry: reg, Log: stderr,
 	})

@@ -54,6 +54,7 @@ func TestTrainRejectsBadFlagsBeforeTraining(t *testing.T) {
 		{"shrink infinite", []string{"--shrink", "Inf"}, "shrink"},
 		{"lambda NaN", []string{"--lambda", "NaN"}, "lambda"},
 		{"min-leaf-hess infinite", []string{"--min-leaf-hess", "+Inf"}, "min-leaf-hess"},
+		{"unknown baseline", []string{"--folds", "2", "--baselines", "heuristic,structual"}, "structual"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
