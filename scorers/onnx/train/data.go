@@ -9,6 +9,7 @@ package train
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"regexp"
@@ -112,6 +113,9 @@ func sampleCase(ctx context.Context, c *benchmarks.Case, cfg *Config, tokens eng
 	n := m.N
 	gold := make([]bool, n)
 	for _, g := range c.GoldLines {
+		if g < 1 || g > n {
+			return nil, fmt.Errorf("case %s: gold line %d outside 1..%d", c.ID, g, n)
+		}
 		gold[g-1] = true
 	}
 	heur, strc := columnOf("heuristic"), columnOf("structural")

@@ -231,3 +231,16 @@ func TestRunRejectsAConfigItCannotExport(t *testing.T) {
 	_, err := Run(context.Background(), syntheticCases(), Options{Config: smallConfig()})
 	assert.NoError(t, err, "the unedited configuration must train")
 }
+
+// TestRunRejectsGoldOutsideTheText: Run takes cases from callers other than LoadCases (which
+// checks them); a gold line outside the case's text is an error naming the case, not a
+// panic in a feature worker that ends the process.
+func TestRunRejectsGoldOutsideTheText(t *testing.T) {
+	for _, gold := range []int{0, 1000} {
+		cases := syntheticCases()
+		cases[3].GoldLines = append(cases[3].GoldLines, gold)
+		_, err := Run(context.Background(), cases, Options{Config: smallConfig()})
+		require.Error(t, err, "gold line %d", gold)
+		assert.Contains(t, err.Error(), cases[3].ID)
+	}
+}
