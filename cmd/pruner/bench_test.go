@@ -17,7 +17,7 @@ import (
 // benchCases writes a small case file: Go files whose gold is the function the goal names.
 func benchCases(t *testing.T) string {
 	t.Helper()
-	var b bytes.Buffer
+	var cases []map[string]any
 	for k := 0; k < 6; k++ {
 		var src strings.Builder
 		gold := 0
@@ -27,16 +27,25 @@ func benchCases(t *testing.T) string {
 			}
 			fmt.Fprintf(&src, "func handler%d(w http.ResponseWriter, r *http.Request) error {\n\tpage := pages.Lookup(r.URL.Path, %d)\n\treturn render(w, page)\n}\n\n", j, j)
 		}
-		c := map[string]any{
+		cases = append(cases, map[string]any{
 			"id": fmt.Sprintf("t/%d", k), "source_type": "code", "dataset": "synthetic",
 			"goal_hint": fmt.Sprintf("handler%d returns the wrong page", k*4), "text": src.String(), "path": "h.go",
 			"gold_lines": []int{gold, gold + 1},
-		}
+		})
+	}
+	return writeCases(t, "cases.jsonl", cases)
+}
+
+// writeCases writes cases as a JSONL case file named name in a temporary directory.
+func writeCases(t *testing.T, name string, cases []map[string]any) string {
+	t.Helper()
+	var b bytes.Buffer
+	for _, c := range cases {
 		line, err := json.Marshal(c)
 		require.NoError(t, err)
 		b.Write(append(line, '\n'))
 	}
-	path := filepath.Join(t.TempDir(), "cases.jsonl")
+	path := filepath.Join(t.TempDir(), name)
 	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
 	return path
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,19 +17,14 @@ func trainCases(t *testing.T) string {
 		text.WriteString("Unrelated paragraph about configuration defaults and logging.\n")
 	}
 	text.WriteString("The parse_header function splits a header line into a name and a value.\n")
-	var b strings.Builder
+	var cases []map[string]any
 	for i := 0; i < 4; i++ {
-		c, err := json.Marshal(map[string]any{
+		cases = append(cases, map[string]any{
 			"id": "docs/page" + string(rune('a'+i)), "source_type": "docs", "dataset": "synthetic", "path": "page" + string(rune('a'+i)) + ".md",
 			"goal_hint": "how does parse_header split a header", "text": text.String(), "gold_lines": []int{31},
 		})
-		require.NoError(t, err)
-		b.Write(c)
-		b.WriteString("\n")
 	}
-	path := filepath.Join(t.TempDir(), "docs.dev.jsonl")
-	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
-	return path
+	return writeCases(t, "docs.dev.jsonl", cases)
 }
 
 // TestTrainRejectsBadFlagsBeforeTraining: a source kind the features do not have, or a tree
