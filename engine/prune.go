@@ -185,12 +185,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	// store it; token figures are then estimates, since the counter itself may be at fault.
 	defer func() {
 		if p := recover(); p != nil {
-			if id == "" {
-				id = NewPruneID()
-			}
-			// ctx may be the prune's own deadline, cancelled by now: the text is stored anyway.
-			res = e.failOpen(context.WithoutCancel(ctx), id, req.Text, start, estimateTokens(req.Text), WarnInternalError)
-			res, err = failed(res, asked, fmt.Errorf("panic: %v", p)), nil
+			res, err = e.panicOpen(ctx, id, req.Text, start, asked, p, WarnInternalError), nil
 		}
 	}()
 	id = e.newID()
@@ -339,20 +334,29 @@ func (e *Engine) Fallback(ctx context.Context, text, warning string) (res *Resul
 	var id string
 	defer func() {
 		if p := recover(); p != nil {
-			if id == "" {
-				id = NewPruneID()
-			}
-			res = e.failOpen(context.WithoutCancel(ctx), id, text, start, estimateTokens(text), warning)
-			res.Warnings = appendUnique(res.Warnings, WarnInternalError)
-			res, err = failed(res, "", fmt.Errorf("panic: %v", p)), nil
+			res, err = e.panicOpen(ctx, id, text, start, "", p, warning), nil
 		}
 	}()
 	id = e.newID()
 	return e.failOpen(ctx, id, text, start, -1, warning), nil
 }
 
-// estimateTokens stands in for a count when the counter itself has failed: about four bytes
-// a token.
+// panicOpen is the fail-open answer after panic p: text stored under id (a new one if id is
+// empty: the panic came before one was drawn) and returned unchanged with warning and
+// WarnInternalError. The token figures are estimates, since the counter itself may be at
+// fault; asked is the scorer asked for scores, if any.
+func (e *Engine) panicOpen(ctx context.Context, id, text string, start time.Time, asked string, p any, warning string) *Result {
+	if id == "" {
+		id = NewPruneID()
+	}
+	// ctx may be the prune's own deadline, cancelled by now: the text is stored anyway.
+	res := e.failOpen(context.WithoutCancel(ctx), id, text, start, estimateTokens(text), warning)
+	res.Warnings = appendUnique(res.Warnings, WarnInternalError)
+	return failed(res, asked, fmt.Errorf("panic: %v", p))
+}
+
+// estimateTokens stands in for a count that failed or had not ended by the deadline: about
+// four bytes a token.
 func estimateTokens(text string) int { return (len(text) + 3) / 4 }
 
 // failOpen stores text under id and returns the seed's fail-open result for it with warning.
