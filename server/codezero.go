@@ -95,7 +95,13 @@ func fixCodeZero(p []byte) ([]byte, bool) {
 			}
 		}
 		if changed {
-			out := append([]byte{'['}, bytes.Join(bytesOf(batch), []byte{','})...)
+			out := []byte{'['}
+			for i, m := range batch {
+				if i > 0 {
+					out = append(out, ',')
+				}
+				out = append(out, m...)
+			}
 			return appendNewline(append(out, ']'), nl), true
 		}
 	}
@@ -115,14 +121,6 @@ func fixOneCodeZero(m []byte) ([]byte, bool) {
 	// The top-level error is the only place the bytes can be: inside a string the quotes
 	// would be escaped, and an id is a number or a string.
 	return bytes.Replace(m, codeZero, []byte(`"error":{"code":`+strconv.Itoa(codeInvalidRequest)+`,`), 1), true
-}
-
-func bytesOf(ms []json.RawMessage) [][]byte {
-	out := make([][]byte, len(ms))
-	for i, m := range ms {
-		out[i] = m
-	}
-	return out
 }
 
 func appendNewline(b []byte, nl bool) []byte {
