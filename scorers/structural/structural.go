@@ -377,17 +377,10 @@ func errorShare(ctx context.Context, root *sitter.Node, n int) (float64, error) 
 		return 0, nil
 	}
 	bad, next := 0, 0 // lines counted; every line before next is counted already
-	steps := 0
-	var err error
+	check := walkCheck{ctx: ctx}
 	var walk func(nd *sitter.Node)
 	walk = func(nd *sitter.Node) {
-		for i := 0; i < int(nd.ChildCount()); i++ {
-			if steps++; steps%checkEvery == 0 && err == nil {
-				err = ctx.Err()
-			}
-			if err != nil {
-				return
-			}
+		for i := 0; i < int(nd.ChildCount()) && !check.stop(); i++ {
 			c := nd.Child(i)
 			if c == nil || !c.HasError() {
 				continue
@@ -405,8 +398,8 @@ func errorShare(ctx context.Context, root *sitter.Node, n int) (float64, error) 
 		}
 	}
 	walk(root)
-	if err != nil {
-		return 0, err
+	if check.err != nil {
+		return 0, check.err
 	}
 	return float64(min(bad, n)) / float64(n), nil
 }

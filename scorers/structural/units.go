@@ -52,9 +52,14 @@ type extractor struct {
 	src   []byte
 	lines []string
 	out   *outline
-	// ctx is the request's: the walk costs about as much as the parse per node, so a file of
-	// hundreds of thousands of statements parsed just inside the deadline would otherwise be
-	// walked well past it. err is ctx's error once the walk has seen it.
+	walkCheck
+}
+
+// walkCheck lets a tree walk look at the request's context as it goes: a walk costs about as
+// much as the parse per node, so a file of hundreds of thousands of statements parsed just
+// inside the deadline would otherwise be walked well past it. err is ctx's error once the walk
+// has seen it.
+type walkCheck struct {
 	ctx   context.Context
 	steps int
 	err   error
@@ -64,18 +69,18 @@ type extractor struct {
 const checkEvery = 1024
 
 // stop counts one node visited and reports whether the walk must end (ctx is done).
-func (e *extractor) stop() bool {
-	if e.steps++; e.err == nil && e.steps%checkEvery == 0 {
-		e.err = e.ctx.Err()
+func (w *walkCheck) stop() bool {
+	if w.steps++; w.err == nil && w.steps%checkEvery == 0 {
+		w.err = w.ctx.Err()
 	}
-	return e.err != nil
+	return w.err != nil
 }
 
 var reRequire = regexp.MustCompile(`^\s*((const|let|var)\s+[\w{}, ]+\s*=\s*require\s*\(|require(_relative|_once)?[\s(]|include(_once)?[\s(])`)
 
 // extractOutline returns the outline of a parsed file, or ctx's error when ctx ends first.
 func extractOutline(ctx context.Context, l *lang, root *sitter.Node, src []byte, lines []string) (*outline, error) {
-	e := &extractor{l: l, src: src, lines: lines, out: &outline{}, ctx: ctx}
+	e := &extractor{l: l, src: src, lines: lines, out: &outline{}, walkCheck: walkCheck{ctx: ctx}}
 	e.members(root, -1, 0)
 	if e.err != nil {
 		return nil, e.err
