@@ -33,8 +33,9 @@ type sessionCap struct {
 }
 
 type sessionUse struct {
-	last uint64 // clock when its latest request began
-	busy int    // its requests in flight
+	last    uint64 // clock when its latest request began
+	busy    int    // its requests in flight
+	created bool   // the request that created it has returned
 }
 
 func newSessionCap(srv *mcp.Server, max int, log *slog.Logger) *sessionCap {
@@ -65,27 +66,41 @@ func (c *sessionCap) wrap(next http.Handler) http.Handler {
 func (c *sessionCap) created(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.use[id] == nil {
+	u := c.use[id]
+	if u == nil {
 		c.clock++
-		c.use[id] = &sessionUse{last: c.clock}
+		u = &sessionUse{last: c.clock}
+		c.use[id] = u
 	}
+	u.created = true
 }
 
+// begin counts a request of session id in flight. The client has the id once the initialize
+// answer is written, before the request that created the session has returned here, so a call
+// may begin first: it is counted all the same, or makeRoom could close its session under it.
 func (c *sessionCap) begin(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if u := c.use[id]; u != nil { // an id the server never gave is the SDK's 404
-		c.clock++
-		u.last = c.clock
-		u.busy++
+	u := c.use[id]
+	if u == nil {
+		u = &sessionUse{}
+		c.use[id] = u
 	}
+	c.clock++
+	u.last = c.clock
+	u.busy++
 }
 
+// end counts a request of session id done. An entry begin made for an id that is not (yet)
+// a created session goes once idle: an id the server never gave is the SDK's 404, and must
+// not stay in the map.
 func (c *sessionCap) end(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if u := c.use[id]; u != nil {
-		u.busy--
+		if u.busy--; u.busy == 0 && !u.created {
+			delete(c.use, id)
+		}
 	}
 }
 
