@@ -66,15 +66,17 @@ func Finish(req *engine.ScoreRequest, resp *engine.ScoreResponse, a *Analysis) {
 // building on these applies (or its own damping) to its own answer.
 func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, *Analysis, error) {
 	q := s.goals.parse(req.Goal)
-	var a *Analysis
+	var each func(i int, hashes []termHash)
 	var fail []float64
 	if req.SourceType == engine.SourceLogs {
 		fail = make([]float64, len(req.Lines))
-		a = analyze(req.Lines, q, req.Path, func(i int, hashes []termHash) { fail[i] = lineFailure(req.Lines[i], hashes) })
-	} else {
-		a = analyze(req.Lines, q, req.Path, nil)
+		each = func(i int, hashes []termHash) { fail[i] = lineFailure(req.Lines[i], hashes) }
 	}
-	if err := ctx.Err(); err != nil {
+	a, err := analyze(ctx, req.Lines, q, req.Path, each)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
 		return nil, nil, err
 	}
 	var scores []float64
