@@ -193,3 +193,43 @@ func TestMCPSessionErrorsHaveACode(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32600,\"message\":\"duplicate \\\"initialize\\\" received\"}}\n\n", string(body))
 }
+
+// TestMCPOversizedBodyIsInputTooLarge: a body over the limit gets, on /mcp, the JSON-RPC error
+// /rpc gives it (input_too_large with the limit), under /mcp's HTTP 413, whether the client
+// announced its length or streamed it; the SDK's answer was a line of plain text.
+func TestMCPOversizedBodyIsInputTooLarge(t *testing.T) {
+	const limit = 4096
+	env := newEnv(t, func(c *server.Config) { c.MaxBodyBytes = limit })
+	status, sid := mcpPost(t, env.http.URL+"/mcp", "", mcpInitialize)
+	require.Equal(t, http.StatusOK, status)
+	big := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"prune_text","arguments":{"text":"` + strings.Repeat("x", 2*limit) + `"}}}`
+
+	resp, err := http.Post(env.http.URL+"/rpc", "application/json", strings.NewReader(big))
+	require.NoError(t, err)
+	want, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Contains(t, string(want), `"input_too_large"`)
+
+	for _, streamed := range []bool{false, true} {
+		var body io.Reader = strings.NewReader(big)
+		if streamed {
+			body = io.MultiReader(body) // no length known: sent chunked
+		}
+		req, err := http.NewRequest(http.MethodPost, env.http.URL+"/mcp", body)
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "streamed %v", streamed)
+		assert.Equal(t, "application/json; charset=utf-8", resp.Header.Get("Content-Type"), "streamed %v", streamed)
+		assert.Equal(t, string(want), string(got), "streamed %v", streamed)
+	}
+	status, _ = mcpPost(t, env.http.URL+"/mcp", sid, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	assert.Equal(t, http.StatusOK, status, "the session outlives the refused body")
+}
