@@ -27,7 +27,7 @@ func runPrune(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		annotate   = fs.Bool("annotate-lines", false, "prefix kept lines with their original number, \"N│ \"")
 		markers    = fs.Bool("markers", def.IncludeMarkers, "insert a ⟦PRUNÉ …⟧ marker line for each cut run")
 		threshold  = fs.Float64("threshold", -1, "keep lines scored at or above this (0..1; default: the scorer's own)")
-		budget     = fs.Int("token-budget", 0, "cap the output at this many tokens (protected lines are kept even past it); with a budget, --max-prune-ratio and --min-keep-lines default to 1 and 0 so the budget decides")
+		budget     = fs.Int("token-budget", 0, "cap the output at this many tokens (⟦NO_PRUNE⟧ regions are kept even past it; other protected lines compete on score, and protected_lines_cut says when one is cut); with a budget, --max-prune-ratio and --min-keep-lines default to 1 and 0 so the budget decides")
 		language   = fs.String("language", "", "language hint for code (e.g. go, python); default from the file name")
 		asJSON     = fs.Bool("json", false, "print the prune_text JSON payload (prune_id, pruned_text, annotations, stats, warnings)")
 	)
