@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,4 +32,30 @@ func TestAnalyzeStopsWhenCancelled(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.True(t, a == nil, "an analysis of a cancelled scan")
 	assert.Less(t, seen, analyzeCheckEvery, "lines scanned after the context ended")
+}
+
+// TestNamedTermsInsideLongerNames: a name the goal writes as code counts namedPartShare inside
+// a longer identifier and 1 as itself, however the line spells it (member, call, declaration);
+// prose terms and whole multi-part names count as before.
+func TestNamedTermsInsideLongerNames(t *testing.T) {
+	q := ParseGoal("`template` is an import and also used as a variable name")
+	tf := func(line, term string) float32 {
+		a := Analyze([]string{line}, q)
+		for _, m := range a.lineMatches(0) {
+			if q.Terms[m.term].Text == term {
+				return m.tf
+			}
+		}
+		return 0
+	}
+	require.True(t, q.Terms[slices.IndexFunc(q.Terms, func(x Term) bool { return x.Text == "template" })].Named)
+	assert.Equal(t, float32(1), tf("template := fmt.Sprintf(x)", "template"))
+	assert.Equal(t, float32(2), tf("t := template.New(x); template.Must(t)", "template"))
+	assert.Equal(t, float32(namedPartShare), tf("templateFuncs[k] = v", "template"))
+	assert.Equal(t, float32(namedPartShare), tf("func AddTemplateFunc(f any) {", "template"))
+	assert.Equal(t, float32(1+namedPartShare), tf("template = add_template(x)", "template"))
+	assert.Equal(t, float32(1), tf("variableName := 1", "variable"), "a prose term counts whole inside a name")
+
+	a := Analyze([]string{"templateFuncs[k] = v", "template := v"}, q)
+	assert.Greater(t, a.Lex[1], a.Lex[0], "the name itself outranks a longer name holding it")
 }
