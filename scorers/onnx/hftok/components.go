@@ -104,15 +104,19 @@ func normalizerOf(typ string, raw json.RawMessage) ([]normalizer, error) {
 	return nil, fmt.Errorf("%w: normalizer %q", ErrUnsupported, typ)
 }
 
-// cleanText drops control characters and turns every whitespace into a space (BERT).
+// cleanText drops NUL, U+FFFD and control characters and turns every other whitespace into a
+// space, as BERT's clean_text does. Tab, newline and carriage return count as whitespace; any
+// other control character is dropped even when it is whitespace too (vertical tab, form feed,
+// U+0085), since the crate tests for control first (normalizers/bert.rs).
 func cleanText(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
-		case r == 0 || r == 0xFFFD:
-		case r == '\t' || r == '\n' || r == '\r' || unicode.IsSpace(r):
+		case r == '\t' || r == '\n' || r == '\r':
 			b.WriteByte(' ')
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+		case r == 0 || r == 0xFFFD || unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+		case unicode.IsSpace(r):
+			b.WriteByte(' ')
 		default:
 			b.WriteRune(r)
 		}

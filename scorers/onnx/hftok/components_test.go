@@ -1,0 +1,27 @@
+package hftok
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// The expectations below are the Rust tokenizers crate's, the ground truth for
+// tokenizer.json; the source file each follows is named in the case or the code.
+
+func TestCleanText(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"tab, newline and carriage return become spaces", "a\tb\nc\rd", "a b c d"},
+		{"other whitespace becomes a space", "a\u00a0b\u3000c\u2003d", "a b c d"},
+		{"vertical tab and form feed are controls, dropped", "a\vb\fc", "abc"},
+		{"U+0085 is a control, dropped", "next\u0085line", "nextline"},
+		{"NUL, U+FFFD and format characters are dropped", "a\x00b\ufffdc\u200bd\ufeffe\u00adf", "abcdef"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, cleanText(tt.in))
+		})
+	}
+}
