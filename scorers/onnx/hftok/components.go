@@ -84,12 +84,12 @@ func normalizerOf(typ string, raw json.RawMessage) ([]normalizer, error) {
 				s = stripAccents(s)
 			}
 			if c.Lowercase {
-				s = strings.ToLower(s)
+				s = lowercase(s)
 			}
 			return s
 		}}, nil
 	case "Lowercase":
-		return []normalizer{strings.ToLower}, nil
+		return []normalizer{lowercase}, nil
 	case "StripAccents":
 		return []normalizer{stripAccents}, nil
 	case "NFD":
@@ -122,6 +122,14 @@ func cleanText(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// lowercase lowercases s char by char with Unicode's full mapping, as the crate does
+// (NormalizedString::lowercase, Rust's char::to_lowercase): that differs from the simple
+// mapping strings.ToLower uses only for U+0130, whose lowercase is i and a combining dot above
+// (U+0307), two chars; and, char by char, a final capital sigma is σ, not ς.
+func lowercase(s string) string {
+	return strings.ToLower(strings.ReplaceAll(s, "\u0130", "i\u0307"))
 }
 
 func isCJK(r rune) bool {

@@ -25,3 +25,19 @@ func TestCleanText(t *testing.T) {
 		})
 	}
 }
+
+func TestLowercase(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"ASCII and Latin-1", "Hello ÀÉÖ", "hello àéö"},
+		{"dotted capital I keeps its dot as a combining mark", "İstanbul", "i\u0307stanbul"},
+		{"dotless i and plain I", "ıI", "ıi"},
+		{"capital sigma is σ even at the end of a word", "ΟΔΟΣ", "οδοσ"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, lowercase(tt.in))
+		})
+	}
+}
