@@ -91,7 +91,7 @@ func normalizerOf(typ string, raw json.RawMessage) ([]normalizer, error) {
 	case "Lowercase":
 		return []normalizer{lowercase}, nil
 	case "StripAccents":
-		return []normalizer{stripAccents}, nil
+		return []normalizer{dropMarks}, nil
 	case "NFD":
 		return []normalizer{norm.NFD.String}, nil
 	case "NFC":
@@ -152,6 +152,7 @@ func spaceCJK(s string) string {
 	return b.String()
 }
 
+// stripAccents is BertNormalizer's: NFD, then every nonspacing mark (Mn) dropped.
 func stripAccents(s string) string {
 	var b strings.Builder
 	for _, r := range norm.NFD.String(s) {
@@ -161,6 +162,19 @@ func stripAccents(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// dropMarks is the StripAccents normalizer: every combining mark (Mn, Mc and Me) dropped and
+// nothing decomposed, as the crate's does (normalizers/strip.rs); a tokenizer.json puts NFD or
+// NFKD before it. So unlike BertNormalizer's stripAccents it also drops the vowel signs of
+// Indic scripts (Mc) and enclosing marks, and leaves a precomposed é as it is.
+func dropMarks(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.M, r) {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 func parsePreTokenizer(raw json.RawMessage) ([]preTokenizer, error) {

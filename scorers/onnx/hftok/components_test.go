@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The expectations below are the Rust tokenizers crate's, the ground truth for
@@ -38,6 +39,27 @@ func TestLowercase(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, lowercase(tt.in))
+		})
+	}
+}
+
+// TestStripAccentsNormalizer follows the crate's tests of StripAccents (normalizers/strip.rs).
+func TestStripAccentsNormalizer(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"combining marks after NFKD", "Me llamo\u0301", "Me llamo"},
+		{"every mark of a run", "e\u0304\u0304\u0304o", "eo"},
+		{"a precomposed letter is not decomposed", "café", "café"},
+		{"spacing marks (Mc) go too", "हिन्दी", "हनद"},
+		{"enclosing marks (Me) go too", "e\u20dd", "e"},
+		{"Thai", "\u0e4d\u0e32\u0e19\u0e49", "\u0e32\u0e19"},
+	}
+	tok, err := Parse([]byte(`{"normalizer": {"type": "StripAccents"}, "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0}}}`))
+	require.NoError(t, err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tok.norm[0](tt.in))
 		})
 	}
 }
