@@ -63,3 +63,29 @@ func TestStripAccentsNormalizer(t *testing.T) {
 		})
 	}
 }
+
+// TestWhitespaceSplit follows the crate's Whitespace, the regex \w+|[^\w\s]+ of the regex crate
+// (pre_tokenizers/whitespace.rs), whose Unicode \w is Alphabetic, Mark, Nd, Pc, Join_Control.
+func TestWhitespaceSplit(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"the crate's examples", "How are you doing?", []string{"How", "are", "you", "doing", "?"}},
+		{"punctuation runs", "Hey man!!, ok", []string{"Hey", "man", "!!,", "ok"}},
+		{"only whitespace", "\n", nil},
+		{"spacing marks are word characters", "हिन्दी", []string{"हिन्दी"}},
+		{"enclosing marks are word characters", "e\u20dd!", []string{"e\u20dd", "!"}},
+		{"letter numbers and circled letters are alphabetic", "Ⅻⓐx", []string{"Ⅻⓐx"}},
+		{"connector punctuation is a word character", "a‿b＿c", []string{"a‿b＿c"}},
+		{"the zero-width joiners are word characters, the zero-width space is not",
+			"a\u200db\u200cc\u200bd", []string{"a\u200db\u200cc", "\u200b", "d"}},
+		{"emoji are not", "go👍🏽now", []string{"go", "👍🏽", "now"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, whitespaceSplit(tt.in))
+		})
+	}
+}
