@@ -75,11 +75,15 @@ const clipBytesPerToken = 64
 // characters one by one (or, for NFC/NFKC, never composes across an ASCII space), and
 // every pre-tokenizer ends a word at that letter or digit before a space in both texts. As
 // truncation keeps a prefix of each side and depends only on how many tokens each side has
-// up to maxLen, the encoding is unchanged whenever the cut text still has maxLen tokens,
-// that is for any text averaging under 64 bytes a token. It may differ only for absurd input:
-// the first maxLen*64 bytes give fewer than maxLen tokens (WordPiece turns every word over
-// 100 characters into one [UNK], so a line of such words does), or an added token
-// containing whitespace straddles the cut. maxLen <= 0 (no limit) or a shorter s: s as is.
+// up to maxLen, and on which side is longer when both are over half the budget (it gets the
+// odd token, hftok's longestFirst), the encoding is unchanged whenever the cut text still has
+// maxLen tokens, that is for any text averaging under 64 bytes a token, and the other side has
+// fewer tokens than the cut one. It may differ only for absurd input: the first maxLen*64
+// bytes give fewer than maxLen tokens (WordPiece turns every word over 100 characters into
+// one [UNK], so a line of such words does); an added token containing whitespace straddles
+// the cut; or the goal too has more than maxLen tokens and the cut changes which side is the
+// longer, when the odd token of the budget goes to the other side. maxLen <= 0 (no limit) or
+// a shorter s: s as is.
 func clipText(s string, maxLen int) string {
 	if maxLen <= 0 || len(s) <= maxLen*clipBytesPerToken {
 		return s

@@ -186,24 +186,35 @@ func (t *Tokenizer) splitAdded(s string) []addedPiece {
 	return out
 }
 
-// EncodePair encodes (a, b) with the post-processor's special tokens, truncating the longer
-// side first until the whole fits maxLen tokens (maxLen <= 0: no limit).
+// EncodePair encodes (a, b) with the post-processor's special tokens, truncated longest-first
+// as Hugging Face does (longestFirst) so that the whole fits maxLen tokens (maxLen <= 0: no
+// limit).
 func (t *Tokenizer) EncodePair(a, b string, maxLen int) Encoding {
 	ta, tb := t.Tokens(a), t.Tokens(b)
 	if maxLen > 0 {
-		budget := maxLen - t.post.added(true)
-		if budget < 0 {
-			budget = 0
-		}
-		for len(ta)+len(tb) > budget {
-			if len(ta) > len(tb) {
-				ta = ta[:len(ta)-1]
-			} else {
-				tb = tb[:len(tb)-1]
-			}
-		}
+		na, nb := longestFirst(len(ta), len(tb), max(0, maxLen-t.post.added(true)))
+		ta, tb = ta[:na], tb[:nb]
 	}
 	return t.post.pair(ta, tb)
+}
+
+// longestFirst returns how many tokens of sides of na and nb tokens the crate's longest_first
+// truncation keeps within budget (tokenizers/src/utils/truncation.rs): when the shorter side
+// fits in half the budget it is kept whole and the longer gets the rest; otherwise each gets
+// half, the odd token going to the longer side, or to b when they are as long.
+func longestFirst(na, nb, budget int) (int, int) {
+	if na+nb <= budget {
+		return na, nb
+	}
+	short := min(na, nb)
+	if 2*short > budget {
+		short = budget / 2
+	}
+	long := budget - short
+	if na > nb {
+		return long, short
+	}
+	return short, long
 }
 
 // Encode encodes one sequence with special tokens, truncated to maxLen (<= 0: no limit).
