@@ -89,3 +89,23 @@ func TestWhitespaceSplit(t *testing.T) {
 		})
 	}
 }
+
+// TestSpaceCJK follows the crate's is_chinese_char ranges (normalizers/bert.rs), which the
+// JavaScript port cannot check outside the BMP.
+func TestSpaceCJK(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"unified ideographs", "a中b", "a 中 b"},
+		{"compatibility ideographs", "豈", " 豈 "},
+		{"extension B", "\U00020000x", " \U00020000 x"},
+		{"extension E from U+2B920", "\U0002B920", " \U0002B920 "},
+		{"not U+2B820-U+2B91F, outside the crate's extension E", "\U0002B820\U0002B91F", "\U0002B820\U0002B91F"},
+		{"kana and hangul are not", "のテ한", "のテ한"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, spaceCJK(tt.in))
+		})
+	}
+}
