@@ -130,6 +130,11 @@ func (t *Tokenizer) Tokens(s string) []int64 {
 		for _, n := range t.norm {
 			text = n(text)
 		}
+		if text == "" {
+			// Nothing to pre-tokenize: ByteLevel's add_prefix_space would make a lone "Ġ"
+			// of it, where the crate prepends a space only to a non-empty text.
+			continue
+		}
 		words := []string{text}
 		for _, p := range t.pre {
 			var next []string

@@ -75,3 +75,16 @@ func TestUnsupported(t *testing.T) {
 	_, err = Parse([]byte(`{"model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {}}}`))
 	assert.ErrorContains(t, err, "unk_token")
 }
+
+// An empty text, or one its normalizer empties, has no tokens even with ByteLevel's
+// add_prefix_space: the crate's NormalizedString::prepend leaves an empty string empty.
+func TestEmptyTextWithPrefixSpace(t *testing.T) {
+	tok, err := Parse([]byte(`{"normalizer": {"type": "StripAccents"},
+		"pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": true},
+		"model": {"type": "BPE", "vocab": {"Ġ": 0, "a": 1}, "merges": []}}`))
+	require.NoError(t, err)
+	assert.Empty(t, tok.Tokens(""))
+	assert.Empty(t, tok.Tokens("\u0301"))
+	assert.Equal(t, []int64{0, 1}, tok.Tokens("a"))
+	assert.Equal(t, []int64{0, 1}, tok.EncodePair("a", "", 0).IDs)
+}
