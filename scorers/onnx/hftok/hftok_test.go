@@ -72,6 +72,11 @@ func TestUnsupported(t *testing.T) {
 	assert.ErrorIs(t, err, ErrUnsupported)
 	_, err = Parse([]byte(`{"pre_tokenizer": {"type": "Metaspace"}, "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0}}}`))
 	assert.ErrorIs(t, err, ErrUnsupported)
+	// Options that change BPE's output and are read nowhere here.
+	for _, opt := range []string{`"fuse_unk": true`, `"ignore_merges": true`, `"byte_fallback": true`} {
+		_, err = Parse([]byte(`{"model": {"type": "BPE", ` + opt + `, "vocab": {"a": 0}, "merges": []}}`))
+		assert.ErrorIs(t, err, ErrUnsupported, opt)
+	}
 	_, err = Parse([]byte(`{"model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {}}}`))
 	assert.ErrorContains(t, err, "unk_token")
 }

@@ -46,12 +46,14 @@ func parseModel(raw json.RawMessage) (model, error) {
 			Prefix   *string          `json:"continuing_subword_prefix"`
 			Suffix   *string          `json:"end_of_word_suffix"`
 			ByteFB   bool             `json:"byte_fallback"`
+			FuseUnk  bool             `json:"fuse_unk"`
+			IgnoreM  bool             `json:"ignore_merges"`
 		}
 		if err := json.Unmarshal(raw, &c); err != nil {
 			return nil, fmt.Errorf("BPE model: %w", err)
 		}
-		if (c.Prefix != nil && *c.Prefix != "") || (c.Suffix != nil && *c.Suffix != "") || c.ByteFB {
-			return nil, fmt.Errorf("%w: BPE with a subword prefix, a word suffix or byte fallback", ErrUnsupported)
+		if (c.Prefix != nil && *c.Prefix != "") || (c.Suffix != nil && *c.Suffix != "") || c.ByteFB || c.FuseUnk || c.IgnoreM {
+			return nil, fmt.Errorf("%w: BPE with a subword prefix, a word suffix, byte fallback, fuse_unk or ignore_merges", ErrUnsupported)
 		}
 		merges, err := parseMerges(c.Merges)
 		if err != nil {
