@@ -17,7 +17,7 @@ import (
 // and go through multi-step merges.
 
 // parityCorpus is the text the vocabularies are built from, in a fixed order.
-func parityCorpus(t *testing.T) string {
+func parityCorpus(t testing.TB) string {
 	t.Helper()
 	var paths []string
 	for _, pattern := range []string{"../../../README.md", "../*.go", "*.go"} {
