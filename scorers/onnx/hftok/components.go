@@ -251,20 +251,10 @@ func bertSplit(s string) []string {
 	return out
 }
 
-// wordClasses, with the letters, make up \w of Rust's regex crate, which the crate's Whitespace
-// pre-tokenizer uses: Alphabetic (letters, Nl, Other_Alphabetic and the Other_Lowercase and
-// Other_Uppercase symbols), marks, decimal digits, connector punctuation and the zero-width
-// (non-)joiner.
-var wordClasses = []*unicode.RangeTable{unicode.Nl, unicode.Other_Alphabetic, unicode.Other_Lowercase,
-	unicode.Other_Uppercase, unicode.M, unicode.Nd, unicode.Pc, unicode.Join_Control}
-
 // whitespaceSplit is HF's Whitespace pre-tokenizer: runs of \w, or runs of [^\w\s].
 func whitespaceSplit(s string) []string {
 	var out []string
 	rs := []rune(s)
-	isWord := func(r rune) bool {
-		return unicode.IsLetter(r) || unicode.In(r, wordClasses...)
-	}
 	for i := 0; i < len(rs); {
 		r := rs[i]
 		if unicode.IsSpace(r) {

@@ -1,6 +1,8 @@
 // Package hftok tokenizes text with a Hugging Face tokenizer.json, in Go, for cross-encoder
 // models: WordPiece (BERT, MiniLM rerankers) and byte-level BPE (RoBERTa, GPT-2 style)
 // models, with the normalizers, pre-tokenizers and post-processors those tokenizers use.
+// Added tokens, special or not, are cut out of the text as the crate does: on the raw text or,
+// for normalized ones, on the normalized text, with their single_word, lstrip and rstrip flags.
 // Pairs are truncated longest-first to a maximum length and padded by the caller's batching.
 //
 // A tokenizer.json using a component this package does not implement is rejected at Load
@@ -14,8 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
-	"strings"
 )
 
 // ErrUnsupported is wrapped when a tokenizer.json uses a component not implemented here.
@@ -24,13 +24,16 @@ var ErrUnsupported = errors.New("unsupported tokenizer component")
 // Tokenizer encodes text and text pairs to token ids. It is immutable and safe for
 // concurrent use.
 type Tokenizer struct {
-	norm   []normalizer
-	pre    []preTokenizer
-	model  model
-	post   postProcessor
-	padID  int64
-	added  map[string]int64 // added tokens matched before normalization (e.g. "[SEP]")
-	addedK []string         // added tokens, longest first
+	norm  []normalizer
+	pre   []preTokenizer
+	model model
+	post  postProcessor
+	padID int64
+	// added maps every added token, special or not, to its id.
+	added map[string]int64
+	// raw and normalized are the added tokens the text is cut around before normalization
+	// (normalized false) and after it (normalized true).
+	raw, normalized *addedSet
 }
 
 // Encoding is one encoded sequence.
@@ -40,11 +43,7 @@ type Encoding struct {
 }
 
 type rawTokenizer struct {
-	AddedTokens []struct {
-		ID      int64  `json:"id"`
-		Content string `json:"content"`
-		Special bool   `json:"special"`
-	} `json:"added_tokens"`
+	AddedTokens   []rawAddedToken `json:"added_tokens"`
 	Normalizer    json.RawMessage `json:"normalizer"`
 	PreTokenizer  json.RawMessage `json:"pre_tokenizer"`
 	PostProcessor json.RawMessage `json:"post_processor"`
@@ -84,13 +83,9 @@ func Parse(b []byte) (*Tokenizer, error) {
 	if t.model, err = parseModel(raw.Model); err != nil {
 		return nil, err
 	}
-	for _, a := range raw.AddedTokens {
-		if a.Special {
-			t.added[a.Content] = a.ID
-			t.addedK = append(t.addedK, a.Content)
-		}
+	if err := t.parseAdded(raw.AddedTokens); err != nil {
+		return nil, err
 	}
-	sort.SliceStable(t.addedK, func(i, j int) bool { return len(t.addedK[i]) > len(t.addedK[j]) })
 	if t.post, err = parsePostProcessor(raw.PostProcessor, t); err != nil {
 		return nil, err
 	}
@@ -118,75 +113,56 @@ func (t *Tokenizer) tokenID(tok string) (int64, bool) {
 	return t.model.id(tok)
 }
 
-// Tokens returns the ids of s without special tokens.
+// Tokens returns the ids of s without special tokens. As in the crate (AddedVocabulary's
+// extract_and_normalize), s is cut around the added tokens that match the raw text; the text
+// between them is normalized and cut around the added tokens that match normalized text; what
+// is left is pre-tokenized and goes to the model, piece by piece. Added tokens bypass the
+// model.
 func (t *Tokenizer) Tokens(s string) []int64 {
 	var out []int64
-	for _, piece := range t.splitAdded(s) {
-		if piece.special {
-			out = append(out, piece.id)
+	var inner []span
+	for _, sp := range t.raw.split(s, nil) {
+		if sp.added {
+			out = append(out, sp.id)
 			continue
 		}
-		text := piece.text
-		for _, n := range t.norm {
-			text = n(text)
-		}
-		if text == "" {
-			// Nothing to pre-tokenize: ByteLevel's add_prefix_space would make a lone "Ġ"
-			// of it, where the crate prepends a space only to a non-empty text.
-			continue
-		}
-		words := []string{text}
-		for _, p := range t.pre {
-			var next []string
-			for _, w := range words {
-				next = append(next, p(w)...)
-			}
-			words = next
-		}
-		for _, w := range words {
-			if w == "" {
+		text := t.normalize(s[sp.start:sp.end])
+		inner = t.normalized.split(text, inner[:0])
+		for _, in := range inner {
+			if in.added {
+				out = append(out, in.id)
 				continue
 			}
-			out = append(out, t.model.tokenize(w)...)
+			out = t.appendModel(out, text[in.start:in.end])
 		}
 	}
 	return out
 }
 
-type addedPiece struct {
-	text    string
-	special bool
-	id      int64
+func (t *Tokenizer) normalize(s string) string {
+	for _, n := range t.norm {
+		s = n(s)
+	}
+	return s
 }
 
-// splitAdded cuts s around special added tokens written literally in it.
-func (t *Tokenizer) splitAdded(s string) []addedPiece {
-	if len(t.addedK) == 0 {
-		return []addedPiece{{text: s}}
-	}
-	var out []addedPiece
-	start := 0
-	for i := 0; i < len(s); {
-		matched := ""
-		for _, k := range t.addedK {
-			if k != "" && strings.HasPrefix(s[i:], k) {
-				matched = k
-				break
-			}
+// appendModel appends the ids of text, which is normalized and not empty: split, which yields
+// it, leaves empty text out, so that ByteLevel's add_prefix_space never makes a lone "Ġ" of
+// one, as the crate prepends a space only to a non-empty text.
+func (t *Tokenizer) appendModel(out []int64, text string) []int64 {
+	words := []string{text}
+	for _, p := range t.pre {
+		var next []string
+		for _, w := range words {
+			next = append(next, p(w)...)
 		}
-		if matched == "" {
-			i++
+		words = next
+	}
+	for _, w := range words {
+		if w == "" {
 			continue
 		}
-		if i > start {
-			out = append(out, addedPiece{text: s[start:i]})
-		}
-		out = append(out, addedPiece{special: true, id: t.added[matched]})
-		i += len(matched)
-		start = i
-	}
-	if start < len(s) {
-		out = append(out, addedPiece{text: s[start:]})
+		out = append(out, t.model.tokenize(w)...)
 	}
 	return out
 }

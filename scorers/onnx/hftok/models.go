@@ -12,6 +12,9 @@ import (
 type model interface {
 	tokenize(word string) []int64
 	id(tok string) (int64, bool)
+	// size is the number of tokens in the vocabulary, which the crate numbers added tokens
+	// from.
+	size() int
 }
 
 func parseModel(raw json.RawMessage) (model, error) {
@@ -103,6 +106,8 @@ type wordPiece struct {
 	maxChars int
 }
 
+func (w *wordPiece) size() int { return len(w.vocab) }
+
 func (w *wordPiece) id(tok string) (int64, bool) {
 	id, ok := w.vocab[tok]
 	return id, ok
@@ -143,6 +148,8 @@ type bpe struct {
 	ranks map[[2]string]int
 	unk   int64
 }
+
+func (b *bpe) size() int { return len(b.vocab) }
 
 func (b *bpe) id(tok string) (int64, bool) {
 	id, ok := b.vocab[tok]
