@@ -23,6 +23,13 @@ import (
 // implementation (interop/hftok_oracle.mjs, @huggingface/tokenizers), and requires the same
 // ids, and the same type ids where the JavaScript port computes them as the Rust crate does.
 //
+// Five of the configurations have non-special added tokens with every combination of flags
+// (addedVariants), written into texts at word boundaries, inside words, next to whitespace,
+// repeated and in other case (addedInput). The oracle cuts added tokens out the crate's way,
+// since the port ignores single_word among other things; where the port's own splitting
+// should be the crate's (the other configurations: special tokens only, without flags), the
+// test requires the two to agree, which checks the oracle's crateEncodeText.
+//
 // The Rust crate is the ground truth; where the JavaScript port departs from it, the input
 // class is left out (jsDeviates) or the oracle script does it the crate's way (its comment).
 func TestParityWithHuggingFace(t *testing.T) {
@@ -41,7 +48,7 @@ func TestParityWithHuggingFace(t *testing.T) {
 			tok, err := Parse(b)
 			require.NoError(t, err)
 			names := tokenNames(c.json)
-			compared, failures := 0, 0
+			compared, failures, portDiffers := 0, 0, 0
 			for i, pc := range cases {
 				if pc.Tok != c.name {
 					continue
@@ -53,6 +60,15 @@ func TestParityWithHuggingFace(t *testing.T) {
 					got = tok.EncodePair(pc.A, *pc.B, pc.MaxLength)
 				}
 				compared++
+				if !slices.Equal(want[i].PortIDs, want[i].IDs) {
+					// Without flags or normalized added tokens, the port cuts added tokens out
+					// as the crate does: then the oracle's crateEncodeText must agree with it.
+					portDiffers++
+					if len(c.added) == 0 {
+						t.Errorf("the oracle's crateEncodeText and the port differ on a=%q b=%v:\n crate way: %v\n      port: %v",
+							pc.A, pc.B, show(want[i].IDs, names), show(want[i].PortIDs, names))
+					}
+				}
 				same := slices.Equal(got.IDs, want[i].IDs)
 				if same && c.typeIDs && want[i].TypeIDs != nil {
 					same = slices.Equal(got.TypeIDs, want[i].TypeIDs)
@@ -69,7 +85,8 @@ func TestParityWithHuggingFace(t *testing.T) {
 						show(got.IDs, names), got.TypeIDs, show(want[i].IDs, names), want[i].TypeIDs)
 				}
 			}
-			t.Logf("%4d cases, %3d differ, %2d left out (jsDeviates)", compared, failures, skipped[c.name])
+			t.Logf("%4d cases, %3d differ, %2d left out (jsDeviates), %3d where the port's own added-token splitting is not the crate's",
+				compared, failures, skipped[c.name], portDiffers)
 		})
 	}
 }
@@ -100,6 +117,9 @@ type parityCase struct {
 type oracleEncoding struct {
 	IDs     []int64 `json:"ids"`
 	TypeIDs []int64 `json:"type_ids"`
+	// PortIDs are the ids with the JavaScript port's own added-token splitting, which departs
+	// from the crate's in the ways hftok_oracle.mjs lists.
+	PortIDs []int64 `json:"port_ids"`
 }
 
 func runOracle(t *testing.T, node, dir string, configs []parityConfig, cases []parityCase) []oracleEncoding {
@@ -137,6 +157,9 @@ type parityConfig struct {
 	typeIDs bool
 	// The components jsDeviates looks at.
 	lowercase, chineseChars, cleanText bool
+	// added are the contents of the non-special added tokens, which parityCases writes into
+	// texts; none: the added tokens are special, not normalized and without flags.
+	added []string
 }
 
 func parityConfigs(corpus string) []parityConfig {
@@ -191,6 +214,9 @@ func parityConfigs(corpus string) []parityConfig {
 	}
 	bertAdded := added("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 	bpeAdded := added("<s>", "<pad>", "</s>", "<unk>")
+	// RoBERTa's <mask>, as roberta-base's tokenizer.json has it.
+	bpeMasked := append(slices.Clone(bpeAdded), map[string]any{"id": len(bpeVocab), "content": "<mask>",
+		"single_word": false, "lstrip": true, "rstrip": false, "normalized": false, "special": true})
 	tokenizer := func(added []any, norm, pre, model, post map[string]any) map[string]any {
 		j := map[string]any{"version": "1.0", "truncation": nil, "padding": nil, "added_tokens": added,
 			"normalizer": nil, "pre_tokenizer": nil, "post_processor": nil, "decoder": nil, "model": model}
@@ -205,7 +231,7 @@ func parityConfigs(corpus string) []parityConfig {
 		}
 		return j
 	}
-	return []parityConfig{
+	configs := []parityConfig{
 		{name: "bert-uncased", typeIDs: true, lowercase: true, chineseChars: true, cleanText: true,
 			json: tokenizer(bertAdded, bert(true, true, nil, true), typ("BertPreTokenizer"), wordPiece(uncased, 100), template)},
 		{name: "bert-uncased-strip-24", typeIDs: true, lowercase: true, chineseChars: true, cleanText: true,
@@ -230,6 +256,72 @@ func parityConfigs(corpus string) []parityConfig {
 		{name: "gpt2-noregex", typeIDs: true,
 			json: tokenizer(bpeAdded, nil, byteLevel(true, false), bpe(flatMerges), nil)},
 	}
+	withAdded := func(c parityConfig, base []any, vocab map[string]int64) parityConfig {
+		c.json["added_tokens"], c.added = addedVariants(base, vocab)
+		return c
+	}
+	return append(configs,
+		withAdded(parityConfig{name: "bert-uncased-added", typeIDs: true, lowercase: true, chineseChars: true, cleanText: true,
+			json: tokenizer(nil, bert(true, true, nil, true), typ("BertPreTokenizer"), wordPiece(uncased, 100), template)},
+			bertAdded, uncased),
+		withAdded(parityConfig{name: "wordpiece-nfkc-split-added", typeIDs: true, lowercase: true,
+			json: tokenizer(nil, seq("normalizers", typ("NFKC"), typ("Lowercase")),
+				typ("WhitespaceSplit"), wordPiece(uncased, 100), bertProcessing)},
+			bertAdded, uncased),
+		withAdded(parityConfig{name: "bert-cased-added", typeIDs: true, chineseChars: true, cleanText: true,
+			json: tokenizer(nil, bert(true, true, nil, false), typ("BertPreTokenizer"), wordPiece(cased, 100), template)},
+			bertAdded, cased),
+		withAdded(parityConfig{name: "roberta-added",
+			json: tokenizer(nil, nil, byteLevel(false, true), bpe(flatMerges), roberta)},
+			bpeMasked, bpeVocab),
+		withAdded(parityConfig{name: "roberta-prefix-nfc-added",
+			json: tokenizer(nil, typ("NFC"), byteLevel(true, true), bpe(merges), roberta)},
+			bpeMasked, bpeVocab),
+	)
+}
+
+// addedVariants returns base (special tokens) and non-special added tokens after them, numbered
+// as the crate numbers them (the vocabulary's id, else the next after the vocabulary and every
+// added token), and their contents: a token for each combination of single_word, lstrip,
+// rstrip and normalized, twice (a word, and a <tag> that single_word cannot see as one), in
+// mixed case so that lowercasing decides what a normalized token matches; tokens that are
+// prefixes or suffixes of others, in one pass and across the two (a match hides those inside
+// it, even one single_word then drops); a token with a space inside.
+func addedVariants(base []any, vocab map[string]int64) ([]any, []string) {
+	type spec struct {
+		content                                string
+		singleWord, lstrip, rstrip, normalized bool
+	}
+	var specs []spec
+	for bits := 0; bits < 16; bits++ {
+		sw, l, r, n := bits&1 != 0, bits&2 != 0, bits&4 != 0, bits&8 != 0
+		letter := string(rune('A' + bits))
+		specs = append(specs, spec{"Ker" + letter + "nel", sw, l, r, n}, spec{"<T" + letter + ">", sw, l, r, n})
+	}
+	specs = append(specs,
+		spec{content: "<code>"}, spec{content: "<code>!"}, spec{content: "Data", normalized: true},
+		spec{content: "DataBase", normalized: true}, spec{content: "Base", normalized: true},
+		spec{content: "Datum", singleWord: true, normalized: true}, spec{content: "tum", normalized: true}, spec{content: "foo"}, spec{content: "Foobar", normalized: true},
+		spec{content: "New York", singleWord: true, normalized: true}, spec{content: "wait", rstrip: true, lstrip: true})
+	out := slices.Clone(base)
+	next := int64(len(vocab))
+	for _, a := range base {
+		if id, ok := a.(map[string]any)["id"].(int); ok {
+			next = max(next, int64(id)+1)
+		}
+	}
+	var contents []string
+	for _, s := range specs {
+		id, ok := vocab[s.content]
+		if !ok {
+			id = next
+			next++
+		}
+		out = append(out, map[string]any{"id": id, "content": s.content, "single_word": s.singleWord, "lstrip": s.lstrip,
+			"rstrip": s.rstrip, "normalized": s.normalized, "special": false})
+		contents = append(contents, s.content)
+	}
+	return out, contents
 }
 
 // jsDeviates says why the JavaScript port is no oracle for s under c, or "" when it is one.
@@ -317,8 +409,61 @@ func parityCases(corpus string, configs []parityConfig) ([]parityCase, map[strin
 		for i := 0; i < 30; i++ {
 			add(text(), nil, 3+r.Intn(20))
 		}
+		if len(c.added) == 0 {
+			continue
+		}
+		withAdded := func() string { return addedInput(r, ws, c.added) }
+		for i := 0; i < 250; i++ {
+			add(withAdded(), nil, 0)
+		}
+		for i := 0; i < 100; i++ {
+			goal, line := withAdded(), withAdded()
+			if r.Intn(3) == 0 {
+				goal = goals[r.Intn(len(goals))]
+			}
+			add(goal, &line, 0)
+		}
+		for i := 0; i < 50; i++ {
+			goal, line := withAdded(), text()
+			add(goal, &line, 5+r.Intn(30))
+		}
 	}
 	return out, skipped
+}
+
+// addedSeparators go between the parts of addedInput: nothing (an added token inside a word),
+// spaces and other whitespace for lstrip and rstrip to take, punctuation.
+var addedSeparators = []string{"", "", "", " ", " ", " ", "  ", "\t", "\n", " \t\n ", "\u00a0", "\u3000", "\u0085",
+	", ", "-", "_", "(", ") ", "é", "\u0301"}
+
+// addedInput assembles a text from corpus words and the contents of added tokens, some written
+// in another case, some repeated, with separators between them.
+func addedInput(r *rand.Rand, corpusWords []string, added []string) string {
+	var b strings.Builder
+	n := 1 + r.Intn(10)
+	for i := 0; i < n; i++ {
+		if i > 0 || r.Intn(3) == 0 {
+			b.WriteString(addedSeparators[r.Intn(len(addedSeparators))])
+		}
+		if r.Intn(3) == 0 {
+			b.WriteString(corpusWords[r.Intn(min(len(corpusWords), 2000))])
+			continue
+		}
+		a := added[r.Intn(len(added))]
+		switch r.Intn(6) {
+		case 0:
+			a = strings.ToLower(a)
+		case 1:
+			a = strings.ToUpper(a)
+		case 2:
+			a += a
+		}
+		b.WriteString(a)
+	}
+	if r.Intn(3) == 0 {
+		b.WriteString(addedSeparators[r.Intn(len(addedSeparators))])
+	}
+	return b.String()
 }
 
 // tokenNames maps the ids of a tokenizer.json's vocabulary back to their tokens.
