@@ -120,8 +120,10 @@ func (t *Tokenizer) tokenID(tok string) (int64, bool) {
 // model.
 func (t *Tokenizer) Tokens(s string) []int64 {
 	var out []int64
-	var inner []span
-	for _, sp := range t.raw.split(s, nil) {
+	// Most texts hold a few added tokens at most: the spans fit here without allocating.
+	var outerBuf, innerBuf [8]span
+	inner := innerBuf[:0]
+	for _, sp := range t.raw.split(s, outerBuf[:0]) {
 		if sp.added {
 			out = append(out, sp.id)
 			continue
