@@ -3,6 +3,7 @@ package hftok
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,14 +38,7 @@ func addedTokenizer(t *testing.T, normalizer any, added []testAdded, pieces []st
 			next++
 		}
 		ids[a.content] = id
-		has := func(c rune) bool {
-			for _, f := range a.flags {
-				if f == c {
-					return true
-				}
-			}
-			return false
-		}
+		has := func(c rune) bool { return strings.ContainsRune(a.flags, c) }
 		list = append(list, map[string]any{"id": id, "content": a.content, "single_word": has('s'),
 			"lstrip": has('l'), "rstrip": has('r'), "normalized": has('n'), "special": has('x')})
 	}
