@@ -46,10 +46,11 @@ var (
 )
 
 // ParseGoal extracts weighted terms from a goal: identifiers split into parts, whole
-// identifiers, words of prose minus stop words, with code-like terms, traceback frames and
-// the goal's first line weighted up, and weights damped by repetition; then the short forms
-// of its prose words (appendAbbrevTerms) and the compounds of adjacent ones
-// (appendCompoundTerms), as code spells them.
+// identifiers, words of prose minus stop words and numbers written on their own
+// (goalNumbers), with code-like terms, traceback frames and the goal's first line weighted
+// up, and weights damped by repetition; then the short forms of its prose words
+// (appendAbbrevTerms) and the compounds of adjacent ones (appendCompoundTerms), as code
+// spells them.
 func ParseGoal(goal string) *Query { return parseGoal(goal) }
 
 // goalCache keeps the queries of recent goals: an agent sends the same goal with many reads,
@@ -186,6 +187,17 @@ func parseGoal(goal string) *Query {
 	}
 	for _, id := range reIdent.FindAllString(goal, -1) {
 		addIdent(id, 1.0, false, false)
+	}
+	// Numbers are not words (add drops them: "5.1.2" is three of them), but a number the goal
+	// writes on its own is a literal a line may hold.
+	for _, n := range goalNumbers(goal) {
+		a := terms[n]
+		if a == nil {
+			a = &acc{display: n}
+			terms[n] = a
+		}
+		a.count++
+		a.weight = max(a.weight, numberWeight)
 	}
 
 	q := &Query{AboutComments: AboutComments(goal), Cites: parseCites(goal)}
