@@ -43,6 +43,15 @@ func TestParseGoalCites(t *testing.T) {
 		{"php", "PHP Fatal error: Uncaught Error in /var/www/index.php on line 12", []heuristic.Cite{
 			{File: "/var/www/index.php", Line: 12},
 		}},
+		{"github permalink to a range", "The offset is dropped here:\nhttps://github.com/mwaskom/seaborn/blob/ba786bc14eb2/seaborn/_core/scales.py#L377-L379\nso labels are wrong.", []heuristic.Cite{
+			{File: "seaborn/_core/scales.py", Line: 377},
+			{File: "seaborn/_core/scales.py", Line: 378},
+			{File: "seaborn/_core/scales.py", Line: 379},
+		}},
+		{"gitlab permalink to one line", "see https://gitlab.com/o/r/-/blob/main/src/x.go#L12)", []heuristic.Cite{
+			{File: "src/x.go", Line: 12},
+		}},
+		{"permalink without lines, commit link", "https://github.com/o/r/blob/main/x.py and https://github.com/o/r/commit/abc#diff-1", nil},
 		{"no cites", "fix the parser: it drops the last line, see issue 12:30 and version 1.2", nil},
 		{"line zero and repeats", "a.py:0: bad\nFile \"a.py\", line 3, in f\nFile \"a.py\", line 3, in f", []heuristic.Cite{
 			{File: "a.py", Line: 3, Func: "f"},
@@ -53,6 +62,38 @@ func TestParseGoalCites(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 		})
 	}
+}
+
+func TestPermalinkRangeIsBounded(t *testing.T) {
+	cites := heuristic.ParseGoal("https://github.com/o/r/blob/v1/big.py#L100-L400").Cites
+	require.Len(t, cites, 20)
+	assert.Equal(t, 100, cites[0].Line)
+	assert.Equal(t, 119, cites[19].Line)
+}
+
+// TestPermalinkLiftsItsLines: an issue that links lines of the file being read (seaborn-3187
+// of code.dev: the fix is in the linked lines, which share no word with the issue's prose)
+// ranks them above the lines its words match; a link to another file lifts nothing.
+func TestPermalinkLiftsItsLines(t *testing.T) {
+	var src []string
+	for i := range 30 {
+		src = append(src, fmt.Sprintf("def format_%d(formatter, locs):", i), fmt.Sprintf("    return formatter.format_ticks(locs[%d:])", i), "")
+	}
+	goal := "Wrong legend values of large ranges: the formatter's offset is dropped\n" +
+		"https://github.com/o/seaborn/blob/ba786bc/seaborn/_core/scales.py#L44-L45"
+	score := func(path string) []float64 {
+		resp, err := heuristic.New().Score(context.Background(), &engine.ScoreRequest{Lines: src, Goal: goal, SourceType: engine.SourceCode, Path: path})
+		require.NoError(t, err)
+		return resp.Scores
+	}
+	s := score("seaborn/_core/scales.py")
+	for i, v := range s {
+		if i != 43 && i != 44 {
+			assert.Less(t, v, s[43], "line %d", i+1)
+		}
+	}
+	other := score("seaborn/_core/plot.py")
+	assert.Less(t, other[43], s[43], "a link to another file lifts nothing")
 }
 
 func TestParseGoalCitesAtMost(t *testing.T) {
