@@ -105,7 +105,15 @@ func TestMCPToolPanicIsContained(t *testing.T) {
 // sid when it is not empty, and returns the status and the session id the server gave.
 func mcpPost(t *testing.T, url, sid, body string) (status int, session string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	resp, _ := mcpPostRead(t, url, sid, strings.NewReader(body))
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+}
+
+// mcpPostRead is mcpPost for any body (one of unknown length is sent chunked), returning the
+// response with its body read.
+func mcpPostRead(t *testing.T, url, sid string, body io.Reader) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, body)
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -115,9 +123,9 @@ func mcpPost(t *testing.T, url, sid, body string) (status int, session string) {
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
-	_, err = io.Copy(io.Discard, resp.Body)
+	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
-	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id")
+	return resp, b
 }
 
 const mcpInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -180,16 +188,7 @@ func TestMCPSessionErrorsHaveACode(t *testing.T) {
 	url := env.http.URL + "/mcp"
 	status, sid := mcpPost(t, url, "", mcpInitialize)
 	require.Equal(t, http.StatusOK, status)
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(strings.Replace(mcpInitialize, `"id":1`, `"id":7`, 1)))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", sid)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	require.NoError(t, err)
+	resp, body := mcpPostRead(t, url, sid, strings.NewReader(strings.Replace(mcpInitialize, `"id":1`, `"id":7`, 1)))
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32600,\"message\":\"duplicate \\\"initialize\\\" received\"}}\n\n", string(body))
 }
@@ -216,16 +215,7 @@ func TestMCPOversizedBodyIsInputTooLarge(t *testing.T) {
 		if streamed {
 			body = io.MultiReader(body) // no length known: sent chunked
 		}
-		req, err := http.NewRequest(http.MethodPost, env.http.URL+"/mcp", body)
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Session-Id", sid)
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		got, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		require.NoError(t, err)
+		resp, got := mcpPostRead(t, env.http.URL+"/mcp", sid, body)
 		assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "streamed %v", streamed)
 		assert.Equal(t, "application/json; charset=utf-8", resp.Header.Get("Content-Type"), "streamed %v", streamed)
 		assert.Equal(t, string(want), string(got), "streamed %v", streamed)

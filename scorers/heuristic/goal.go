@@ -126,10 +126,8 @@ func parseGoal(goal string) *Query {
 		display string
 	}
 	terms := map[string]*acc{}
-	add := func(t, display string, w float64, exact, code, named bool) {
-		if len(t) < 3 || isNumeric(t) || (isStopWord(t) && (!named || isKeyword(t))) {
-			return
-		}
+	// count records one more sight of term t at weight w (the term's weight is its highest).
+	count := func(t, display string, w float64) *acc {
 		a := terms[t]
 		if a == nil {
 			a = &acc{display: display}
@@ -137,6 +135,13 @@ func parseGoal(goal string) *Query {
 		}
 		a.count++
 		a.weight = max(a.weight, w)
+		return a
+	}
+	add := func(t, display string, w float64, exact, code, named bool) {
+		if len(t) < 3 || isNumeric(t) || (isStopWord(t) && (!named || isKeyword(t))) {
+			return
+		}
+		a := count(t, display, w)
 		a.exact = a.exact || exact
 		a.code = a.code || code
 		a.named = a.named || named
@@ -191,13 +196,7 @@ func parseGoal(goal string) *Query {
 	// Numbers are not words (add drops them: "5.1.2" is three of them), but a number the goal
 	// writes on its own is a literal a line may hold.
 	for _, n := range goalNumbers(goal) {
-		a := terms[n]
-		if a == nil {
-			a = &acc{display: n}
-			terms[n] = a
-		}
-		a.count++
-		a.weight = max(a.weight, numberWeight)
+		count(n, n, numberWeight)
 	}
 
 	q := &Query{AboutComments: AboutComments(goal), Cites: parseCites(goal)}
