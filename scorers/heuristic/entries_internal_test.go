@@ -1,0 +1,101 @@
+package heuristic
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+)
+
+func TestEntries(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []entry
+	}{
+		{
+			name: "signature, first paragraph, body",
+			text: ".. function:: total(xs)\n\n   Return the total.\n   Of xs.\n\n   More.\n\nAfter.",
+			want: []entry{{start: 0, head: 4, end: 6}},
+		},
+		{
+			name: "continued signatures and options belong to the head",
+			text: ".. class:: dict(**kwarg)\n           dict(mapping)\n   :noindex:\n\n   Create a dictionary.\n\n   More.",
+			want: []entry{{start: 0, head: 5, end: 7}},
+		},
+		{
+			name: "methods inside a class are entries of their own; admonitions are not",
+			text: ".. py:class:: Pattern\n\n   Compiled.\n\n   .. method:: Pattern.split(s)\n\n      Split *s*.\n\n   .. note::\n\n      Aside.",
+			want: []entry{{start: 0, head: 3, end: 11}, {start: 4, head: 7, end: 7}},
+		},
+		{
+			name: "a directive that documents no object",
+			text: ".. versionchanged:: 3.8\n   The start parameter.\n\n.. index:: single: sum",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := strings.Split(tc.text, "\n")
+			assert.Equal(t, tc.want, entries(lines, buildTree(lines)))
+		})
+	}
+}
+
+// TestEntryHeadLiftsItsBody: the entry whose summary answers the goal comes whole, its
+// example included, before another entry whose body repeats the goal's words in passing.
+// Without the head's lift the other entry wins: the answering entry's block is its whole
+// body, mostly an example without the goal's words.
+func TestEntryHeadLiftsItsBody(t *testing.T) {
+	text := `.. function:: total(iterable, /, start=0)
+
+   Sum the numbers of an *iterable* from left to right and return the total.
+
+   Example::
+
+      >>> total([1, 2, 3])
+      6
+      >>> total([1, 2, 3], start=10)
+      16
+      >>> total([])
+      0
+      >>> total(range(5))
+      10
+      >>> total(x * x for x in range(4))
+      14
+
+.. function:: fmt(value, spec="")
+
+   Convert a *value* to a formatted representation.
+
+   The numbers of a list, the items of a tuple and the values of a mapping are
+   formatted one by one, each by its own type's rules, so a list of numbers
+   comes out as it would when each number was formatted on its own and the
+   results were joined with commas.
+
+.. function:: echo(value)
+
+   Return *value*.`
+	lines := strings.Split(text, "\n")
+	find := func(s string) int {
+		for i, l := range lines {
+			if strings.Contains(l, s) {
+				return i
+			}
+		}
+		t.Fatalf("no line holds %q", s)
+		return -1
+	}
+	resp, err := New().Score(context.Background(), &engine.ScoreRequest{
+		Lines: lines, Goal: "sum the numbers of a list", SourceType: engine.SourceDocs,
+	})
+	require.NoError(t, err)
+	s := resp.Scores
+	example := find("x * x")
+	for _, other := range []string{"fmt(value", "Convert a *value*", "results were joined"} {
+		assert.Greater(t, s[example], s[find(other)], "the answering entry's example against %q", other)
+	}
+}
