@@ -62,7 +62,7 @@ func lineFailure(l string, hashes []termHash) float64 {
 		}
 	}
 	marks := mayHoldMarks(l)
-	if last < 0 && !marks {
+	if last < 0 && !marks || commandSucceeded(l) {
 		return 0
 	}
 	// The places are read again only as far as the last failure or status word: later
@@ -102,6 +102,16 @@ func lineFailure(l string, hashes []termHash) float64 {
 		f *= passedShare
 	}
 	return f
+}
+
+// commandSucceeded reports whether l is Travis's report of a command that passed, The
+// command "…" exited with 0. (or that report's last line, when the command spans lines): its
+// "exited" is no failure. In half of logs.dev's cases 266 such lines all ranked in the top
+// tenth, and 2% were gold. With them at 0 and endsCommandReport, logs.dev recall at 10 / 20 /
+// 30% went 0.862 / 0.930 / 0.947 -> 0.864 / 0.930 / 0.947 (+0.0016, 8 cases won and none
+// lost at 10%; +0.0001 at 20 and 30%).
+func commandSucceeded(l string) bool {
+	return strings.Contains(l, "\" exited with 0.")
 }
 
 // passStatus reports whether l holds a pass or skip status as reporters print it.
@@ -251,7 +261,7 @@ func failedStepReport(l string) bool {
 	}
 	rest, ok := strings.CutPrefix(l[skipNonWord(l, 0):], "The command \"")
 	if !ok {
-		return false
+		return endsCommandReport(l)
 	}
 	if e := strings.LastIndex(rest, "\" exited with "); e >= 0 {
 		code := rest[e+len("\" exited with "):]
@@ -259,6 +269,25 @@ func failedStepReport(l string) bool {
 	}
 	e := strings.LastIndex(rest, "\" failed ")
 	return e >= 0 && strings.Contains(rest[e:], " times.")
+}
+
+// endsCommandReport reports whether l is the last line of a Travis report whose command
+// spans lines (a script block with newlines): " exited with N. with N > 0, after colour codes.
+// In logs.dev 17 of the 246 half-A logs end their failed step so; their anchor had been the
+// log's end (a deploy step's upload errors in Atom's logs).
+func endsCommandReport(l string) bool {
+	i := 0
+	for i < len(l) {
+		if l[i] == 0x1b {
+			i = skipCSI(l, i)
+		} else if l[i] == ' ' || l[i] == '\r' {
+			i++
+		} else {
+			break
+		}
+	}
+	code, ok := strings.CutPrefix(l[i:], "\" exited with ")
+	return ok && len(code) > 0 && code[0] >= '1' && code[0] <= '9'
 }
 
 // Failure blocks: a failure's header and its indented continuation (a stack trace, a test

@@ -28,6 +28,14 @@ func TestLogsReporterMarks(t *testing.T) {
 	assert.Zero(t, line("copied 12 assets [+] done"), "a pass mark alone is no failure")
 }
 
+// TestLogsCommandSucceeded: Travis's report of a command that exited with 0 says
+// "exited", but nothing failed.
+func TestLogsCommandSucceeded(t *testing.T) {
+	assert.Zero(t, failureOf("\x1b[32;1mThe command \"node ./bin/cake build:browser\" exited with 0.\x1b[0m"))
+	assert.Zero(t, failureOf("\" exited with 0.\x1b[0m"), "the last line of a command of several lines")
+	assert.Positive(t, failureOf("\x1b[31;1mThe command \"node ./bin/cake test\" exited with 139.\x1b[0m"))
+}
+
 func failureOf(l string) float64 {
 	return lineFailure(l, appendTerms(nil, l))
 }
@@ -105,6 +113,9 @@ func TestFailedStepReport(t *testing.T) {
 		"ERROR: \"docs-lint\" exited with 1.":                                      false, // a tool's message inside a step
 		"echo 'The command \"x\" exited with 1.'":                                  false, // quoted, not reported
 		"\x1b[0K\x1b[31;1mThe command \"make\" failed 3 times.\x1b[0m":             true,
+		"\" exited with 1.\x1b[0m":                                                 true, // a command of several lines
+		"\x1b[0K\" exited with 0.\x1b[0m":                                          false,
+		"echo \" exited with 1.":                                                   false,
 	} {
 		assert.Equal(t, want, failedStepReport(l), "%q", l)
 	}
