@@ -45,7 +45,7 @@ func TestEmbeddedTerms(t *testing.T) {
 	want := []termHash{hashString("on"), hashString("error"), hashString("failed"), hashString("onerrorfailed"),
 		hashString("assertion"), hashString("error"), hashString("assertionerror"), hashString("error"), hashString("log"), hashString("errorlog")}
 	assert.Equal(t, want, h)
-	assert.Equal(t, []bool{true, true, false, false, true, false, false, true, false, false}, emb)
+	assert.Equal(t, []bool{true, true, false, false, true, false, false, true, true, true}, emb, "error_log is snake case: all its terms are embedded")
 	assert.Equal(t, appendTerms(nil, "onErrorFailed x AssertionError error_log"), h, "the same terms as appendTerms")
 	for upto := range len(h) + 1 {
 		hu, eu := appendTermsFlagged([]termHash{}, []bool{}, "onErrorFailed x AssertionError error_log", upto)
@@ -55,6 +55,23 @@ func TestEmbeddedTerms(t *testing.T) {
 	}
 	hu, _ := appendTermsFlagged(nil, nil, "onErrorFailed x AssertionError error_log", 2)
 	assert.Len(t, hu, 4, "whole identifiers only: onErrorFailed's four terms")
+}
+
+// TestLogsCompoundNames: a failure word inside a longer name (a config key, a package, a
+// file) counts less than the same word standing alone; a dotted name's last part is whole.
+func TestLogsCompoundNames(t *testing.T) {
+	for _, l := range []string{
+		"TRAVIS_ALLOW_FAILURE => false",
+		"connect_failure => 0",
+		"   Compiling quick-error v1.2.2",
+		"  - Installing symfony/error-handler (4.4.x-dev)",
+		"  CXX      util/libbitcoin_util_a-error.o",
+		"[ 42 of 147] Compiling Text.Pandoc.Error.hs",
+	} {
+		assert.Less(t, failureOf(l), 0.6, "%q", l)
+	}
+	assert.Equal(t, 1.0, failureOf("    java.lang.AssertionError: 13,928,704 -> 113,907,376"))
+	assert.Equal(t, 1.0, failureOf("vis-subprocess.h:21:29: error: unknown type name"))
 }
 
 // TestIsLogNoise: progress chatter and zero-count summaries mention failure words without
