@@ -74,6 +74,27 @@ func TestLogsCompoundNames(t *testing.T) {
 	assert.Equal(t, 1.0, failureOf("vis-subprocess.h:21:29: error: unknown type name"))
 }
 
+// TestLogsRestatedFailures: a count of failures and npm's ERR! epilogue restate a failure
+// told above them; the failure itself does not.
+func TestLogsRestatedFailures(t *testing.T) {
+	for l, want := range map[string]bool{
+		"\x1b[1mTests:       \x1b[22m\x1b[1m\x1b[31m1 failed\x1b[39m\x1b[22m, 221 passed, 222 total": true,
+		"# fail  4": true,
+		"\x1b[37;41mTests: 78\x1b[0m\x1b[37;41m, Assertions: 91\x1b[0m\x1b[37;41m, Failures: 1\x1b[0m": true,
+		"make: *** [test-build] Error 2":                       true,
+		"error: aborting due to 4 previous errors":             false,
+		"ReferenceError: registerCompiled is not defined":      false,
+		"src/rabbit_vhost.erl:91: field description undefined": false,
+		"Error: 404 (Not Found)":                               true, // a status code reads as a count
+	} {
+		assert.Equal(t, want, failureTally(l), "%q", l)
+	}
+	assert.True(t, npmEpilogue("\x1b[0m\x1b[37;40mnpm\x1b[0m \x1b[0m\x1b[31;40mERR!\x1b[0m\x1b[35m\x1b[0m Failed at the eslint-config-airbnb@17.1.1 travis script."))
+	assert.True(t, npmEpilogue("npm ERR! code ELIFECYCLE"))
+	assert.False(t, npmEpilogue("npm WARN deprecated request@2.88.2"))
+	assert.False(t, npmEpilogue("> eslint . && echo npm ERR!"))
+}
+
 // TestIsLogNoise: progress chatter and zero-count summaries mention failure words without
 // being failures; real failure lines, with or without digits, are not noise.
 func TestIsLogNoise(t *testing.T) {
