@@ -196,6 +196,8 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		// Damping the blend, not the heuristic half, keeps the heuristic's say on which
 		// comment lines matter (commits.dev at 20%: 0.621 damping both, 0.638 the blend).
 		dampComments(req.Lines, scores, o, damped)
+		// After the damping: a branch's comments come with it (branches.go).
+		liftBranches(req.Lines, scores)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }
