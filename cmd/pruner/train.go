@@ -146,7 +146,11 @@ func canonicalArgs(args []string) []string {
 // kindsFlag defines a flag holding a comma-separated list of source kinds in *dst ("none"
 // for an empty list); its help shows *dst as the default.
 func kindsFlag(fs *flag.FlagSet, name, whose string, dst *[]string) {
-	fs.Func(name, "comma-separated source kinds whose "+whose+" (default "+strings.Join(*dst, ",")+"; 'none' for none)", func(s string) error {
+	def := strings.Join(*dst, ",")
+	if def == "" {
+		def = "none"
+	}
+	fs.Func(name, "comma-separated source kinds whose "+whose+" (default "+def+"; 'none' for none)", func(s string) error {
 		*dst = nil
 		if s == "none" {
 			return nil

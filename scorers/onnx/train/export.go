@@ -127,8 +127,12 @@ func (r *Result) Card(cfg Config, command string) string {
 	fmt.Fprintf(&b, "`line-features` (`%s`): the engine computes %d features per line and the model maps\n", linefeat.Version, r.Model.F)
 	fmt.Fprintf(&b, "`features` float32 [N, %d] to `relevance` float32 [N] in [0, 1]. Architecture: %s, with\n", r.Model.F, arch)
 	b.WriteString("the training data's mean and standard deviation baked into the graph (Sub, Div, MatMul, Add,\n")
-	b.WriteString("Relu, MatMul, Mul, Sigmoid, Reshape; the trees one ai.onnx.ml TreeEnsembleRegressor under an If that runs it\n")
-	b.WriteString("only for a kind that has trees; ONNX IR 8, opset 13, written by\n")
+	if slices.ContainsFunc(r.Model.Experts, func(e Expert) bool { return len(e.Trees) > 0 }) {
+		b.WriteString("Relu, MatMul, Mul, Sigmoid, Reshape; the trees one ai.onnx.ml TreeEnsembleRegressor under an If that runs it\n")
+		b.WriteString("only for a kind that has trees; ONNX IR 8, opset 13, written by\n")
+	} else {
+		b.WriteString("Relu, MatMul, Mul, Sigmoid, Reshape; no boosted trees; ONNX IR 8, opset 13, written by\n")
+	}
 	b.WriteString("`scorers/onnx/onnxpb`).\n")
 	b.WriteString("Each expert is trained only on the cases of its kind, starting from its base scorer's own score (a skip\n")
 	b.WriteString("term on `<base>_logit`) and learning corrections to it; an untrained expert reads `<base>_exact`\n")
