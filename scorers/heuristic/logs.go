@@ -255,6 +255,9 @@ const restatedShare = 0.5
 // failureTally reports whether l counts failures: a count before a failure word ("1 failed",
 // "3 errors") or after it ("Failures: 1", "# fail 4"), colour codes aside.
 func failureTally(l string) bool {
+	if !hasDigit(l) { // most failure lines: no count to find
+		return false
+	}
 	prevEnd, prevNum, prevTally := -1, false, false
 	for i := skipNonWord(l, 0); i < len(l); i = skipNonWord(l, i) {
 		start := i
@@ -452,4 +455,14 @@ func isLogNoise(l string) bool {
 	// Every zero-count pattern holds a '0': most failure lines are ruled out by one scan.
 	return strings.IndexByte(t, '0') >= 0 && (strings.Contains(t, "0 errors") || strings.Contains(t, "0 failures") ||
 		strings.Contains(t, "errors: 0") || strings.Contains(t, "Failures: 0, Errors: 0"))
+}
+
+// hasDigit reports whether s holds an ASCII digit.
+func hasDigit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			return true
+		}
+	}
+	return false
 }
