@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -20,17 +21,17 @@ func TestEntries(t *testing.T) {
 		{
 			name: "signature, first paragraph, body",
 			text: ".. function:: total(xs)\n\n   Return the total.\n   Of xs.\n\n   More.\n\nAfter.",
-			want: []entry{{start: 0, head: 4, end: 6}},
+			want: []entry{{start: 0, head: 4, end: 6, name: "total"}},
 		},
 		{
 			name: "continued signatures and options belong to the head",
 			text: ".. class:: dict(**kwarg)\n           dict(mapping)\n   :noindex:\n\n   Create a dictionary.\n\n   More.",
-			want: []entry{{start: 0, head: 5, end: 7}},
+			want: []entry{{start: 0, head: 5, end: 7, name: "dict"}},
 		},
 		{
 			name: "methods inside a class are entries of their own; admonitions are not",
 			text: ".. py:class:: Pattern\n\n   Compiled.\n\n   .. method:: Pattern.split(s)\n\n      Split *s*.\n\n   .. note::\n\n      Aside.",
-			want: []entry{{start: 0, head: 3, end: 11}, {start: 4, head: 7, end: 7}},
+			want: []entry{{start: 0, head: 3, end: 11, name: "pattern"}, {start: 4, head: 7, end: 7, name: "split"}},
 		},
 		{
 			name: "a directive that documents no object",
@@ -97,5 +98,57 @@ func TestEntryHeadLiftsItsBody(t *testing.T) {
 	example := find("x * x")
 	for _, other := range []string{"fmt(value", "Convert a *value*", "results were joined"} {
 		assert.Greater(t, s[example], s[find(other)], "the answering entry's example against %q", other)
+	}
+}
+
+// TestEntryNamedByAGoalWord: "Iterate over the rows of a table" asks for iter, whose summary
+// holds none of the goal's words, before scan, whose summary holds "rows", a word that is in
+// many of the page's summaries (as "list" and "number" are on functions.rst: three of four here). Without the
+// name's share of the head the summary's word wins.
+func TestEntryNamedByAGoalWord(t *testing.T) {
+	text := `.. function:: scan(source, size)
+
+   Read a file's records in chunks of *size* and return them as rows.
+
+.. function:: iter(object)
+
+   Return an iterator object.  *object* must be a collection which supports
+   the iterable protocol.
+`
+	for i := range 40 {
+		text += fmt.Sprintf("\n.. function:: f%d(x)\n\n   Return the %d values of *x*", i, i)
+		if i%4 != 0 {
+			text += " as rows"
+		}
+		text += ".\n"
+	}
+	lines := strings.Split(text, "\n")
+	resp, err := New().Score(context.Background(), &engine.ScoreRequest{
+		Lines: lines, Goal: "Iterate over the rows of a table", SourceType: engine.SourceDocs,
+	})
+	require.NoError(t, err)
+	s := resp.Scores
+	assert.Greater(t, s[4], s[0], "iter's signature against scan's")
+	assert.Greater(t, s[6], s[2], "iter's summary against scan's")
+}
+
+func TestNameRelevance(t *testing.T) {
+	tests := []struct {
+		name, goal, entry string
+		named             bool
+	}{
+		{name: "the name as written", goal: "sum a column", entry: "sum", named: true},
+		{name: "an inflection of the name", goal: "sorting numbers", entry: "sort", named: true},
+		{name: "a prose word that begins with the name", goal: "Summing across rows", entry: "sum", named: true},
+		{name: "a longer word for a dictionary", goal: "invert a dictionary", entry: "dict", named: true},
+		{name: "a name shorter than three letters", goal: "identity of an object", entry: "id"},
+		{name: "a code word that begins with the name is another name", goal: "append to `listone`", entry: "list"},
+		{name: "no goal word", goal: "Summing across rows", entry: "max"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := Analyze([]string{"one line", "another line"}, parseGoal(tc.goal))
+			assert.Equal(t, tc.named, a.nameRelevance(tc.entry, 1) > 0)
+		})
 	}
 }
