@@ -198,6 +198,8 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		dampComments(req.Lines, scores, o, damped)
 		// After the damping: a branch's comments come with it (branches.go).
 		liftBranches(req.Lines, scores)
+		// Last: a string the goal quotes whole outranks what its words reach (literals.go).
+		liftLiterals(req.Goal, req.Lines, scores, comment)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }

@@ -1,0 +1,101 @@
+package structural
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestQuotedPathRanksItsLine: the goal quotes the path the fix changes; its words (usr,
+// share, zoneinfo) are each spread over the file, the path whole is on one line, which now
+// ranks with the best.
+func TestQuotedPathRanksItsLine(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("#include <stdio.h>\n\nstatic const char *zone_dir(void)\n{\n")
+	for i := range 10 {
+		fmt.Fprintf(&b, "  if (zoneinfo_share_%d (usr_zone, share_dir))\n    return usr_share_zoneinfo[%d];\n", i, i)
+	}
+	b.WriteString("  return \"/usr/share/zoneinfo\";\n}\n")
+	lines := engine.SplitLines(b.String())
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: lines,
+		Goal: "Look for time zones in /usr/share/zoneinfo when TZDIR is unset", SourceType: engine.SourceCode, Path: "gtimezone.c"})
+	require.NoError(t, err)
+	require.Empty(t, resp.Warnings)
+	at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, `"/usr/share/zoneinfo"`) })
+	require.Positive(t, at)
+	assert.GreaterOrEqual(t, resp.Scores[at], literalFloor*maxOf(resp.Scores)-1e-9)
+	for i, l := range lines {
+		if strings.Contains(l, "usr_share_zoneinfo") {
+			assert.Greater(t, resp.Scores[at], resp.Scores[i], "line %d %q", i+1, l)
+		}
+	}
+}
+
+func TestGoalLiterals(t *testing.T) {
+	tests := []struct {
+		name string
+		goal string
+		want []string
+	}{
+		{"path, option and key", "fix(viewer): read `/usr/share/zoneinfo` with --tz-dir and exist_ok=True.", []string{"/usr/share/zoneinfo", "--tz-dir", "exist_ok=True"}},
+		{"header and file name", `Transfer-Encoding sent twice; see "config.toml".`, []string{"Transfer-Encoding", "config.toml"}},
+		{"prose, links, versions and issues left out", "and/or a-b x.y https://x.org/a/b www.example 1.2.3 v2.0-rc1 #7810", nil},
+		{"repeated once", "jeeves.cli then jeeves.cli", []string{"jeeves.cli"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, goalLiterals(tt.goal))
+		})
+	}
+}
+
+func TestLiftLiterals(t *testing.T) {
+	tests := []struct {
+		name    string
+		lines   []string
+		comment []bool
+		scores  []float64
+		want    []float64
+	}{
+		{
+			name:   "one line lifted toward the best",
+			lines:  []string{"a", `p = "/var/run"`, "b"},
+			scores: []float64{1, 0.2, 0.5},
+			want:   []float64{1, literalFloor, 0.5},
+		},
+		{
+			name:   "a line above the floor keeps its score",
+			lines:  []string{"a", `p = "/var/run"`},
+			scores: []float64{0.5, 1},
+			want:   []float64{0.5, 1},
+		},
+		{
+			name:    "comments are not lifted",
+			lines:   []string{"a", "// see /var/run", `p = "/var/run"`},
+			comment: []bool{false, true, false},
+			scores:  []float64{1, 0.1, 0.2},
+			want:    []float64{1, 0.1, literalFloor},
+		},
+		{
+			name:   "a literal on too many lines tells none apart",
+			lines:  []string{"a", "/var/run", "/var/run", "/var/run"},
+			scores: []float64{1, 0.1, 0.2, 0.3},
+			want:   []float64{1, 0.1, 0.2, 0.3},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := slices.Clone(tt.scores)
+			liftLiterals("move the pid file out of /var/run", tt.lines, s, tt.comment)
+			assert.InDeltaSlice(t, tt.want, s, 1e-9)
+		})
+	}
+}
