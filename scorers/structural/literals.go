@@ -1,6 +1,7 @@
 package structural
 
 import (
+	"encoding/binary"
 	"regexp"
 	"strings"
 )
@@ -69,21 +70,47 @@ func liftLiterals(goal string, lines []string, s []float64, comment []bool) {
 	for _, v := range s {
 		best = max(best, v)
 	}
-	hits := make([]int, 0, literalLines+1)
-	for _, lit := range lits {
-		hits = hits[:0]
-		for i, l := range lines {
-			if (comment == nil || !comment[i]) && strings.Contains(l, lit) {
-				if hits = append(hits, i); len(hits) > literalLines {
-					break
-				}
-			}
-		}
-		if len(hits) > literalLines {
+	for _, at := range codeLinesHolding(lits, lines, comment) {
+		if len(at) > literalLines {
 			continue
 		}
-		for _, i := range hits {
+		for _, i := range at {
 			s[i] = max(s[i], literalFloor*best)
 		}
 	}
+}
+
+// codeLinesHolding returns, for each literal (minLiteral bytes or more), the code lines (not
+// comment[i]) holding it, at most literalLines+1 of them. It reads the lines once whatever
+// the number of literals: every position's first four bytes are looked up in a bit table of
+// the literals' first four bytes, and only a hit is compared. A search per literal took 20 ms
+// for 200 literals absent from 10,000 lines (BenchmarkLiftLiterals).
+func codeLinesHolding(lits []string, lines []string, comment []bool) [][]int {
+	var table [1 << 10]uint64 // 65,536 bits
+	slot := func(w uint32) uint32 { return (w * 0x9E3779B1) >> 16 }
+	byHead := map[uint32][]int{}
+	for k, lit := range lits {
+		w := binary.LittleEndian.Uint32([]byte(lit[:4]))
+		table[slot(w)/64] |= 1 << (slot(w) % 64)
+		byHead[w] = append(byHead[w], k)
+	}
+	at := make([][]int, len(lits))
+	for i, l := range lines {
+		if comment != nil && comment[i] {
+			continue
+		}
+		for p := 0; p+4 <= len(l); p++ {
+			w := uint32(l[p]) | uint32(l[p+1])<<8 | uint32(l[p+2])<<16 | uint32(l[p+3])<<24
+			if table[slot(w)/64]&(1<<(slot(w)%64)) == 0 {
+				continue
+			}
+			for _, k := range byHead[w] {
+				a := at[k]
+				if len(a) <= literalLines && (len(a) == 0 || a[len(a)-1] != i) && strings.HasPrefix(l[p:], lits[k]) {
+					at[k] = append(a, i)
+				}
+			}
+		}
+	}
+	return at
 }

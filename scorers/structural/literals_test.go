@@ -3,6 +3,7 @@ package structural
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -97,5 +98,53 @@ func TestLiftLiterals(t *testing.T) {
 			liftLiterals("move the pid file out of /var/run", tt.lines, s, tt.comment)
 			assert.InDeltaSlice(t, tt.want, s, 1e-9)
 		})
+	}
+}
+
+// BenchmarkLiftLiterals: the lift on a 10,000-line file against a goal quoting 200 literals
+// none of which the file holds (every literal costs a full look through the file).
+func BenchmarkLiftLiterals(b *testing.B) {
+	lines := synthFile("go", 10000)
+	var goal strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&goal, "see `pkg/sub_%d/file_%d.go` and ", i, i)
+	}
+	scores := make([]float64, len(lines))
+	b.ReportAllocs()
+	for b.Loop() {
+		liftLiterals(goal.String(), lines, scores, nil)
+	}
+}
+
+// TestCodeLinesHoldingAgreesWithContains: the one-pass search finds, for every literal, the
+// code lines strings.Contains finds, first ones first, at most literalLines+1 of them.
+func TestCodeLinesHoldingAgreesWithContains(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := "ab/_.-c"
+	word := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for range 200 {
+		lines := make([]string, rng.IntN(30))
+		comment := make([]bool, len(lines))
+		for i := range lines {
+			lines[i] = word(rng.IntN(40))
+			comment[i] = rng.IntN(5) == 0
+		}
+		lits := []string{word(5), word(6), word(5), word(8)}
+		got := codeLinesHolding(lits, lines, comment)
+		for k, lit := range lits {
+			var want []int
+			for i, l := range lines {
+				if !comment[i] && strings.Contains(l, lit) && len(want) <= literalLines {
+					want = append(want, i)
+				}
+			}
+			require.Equal(t, want, got[k], "literal %q in %q", lit, lines)
+		}
 	}
 }
