@@ -1,7 +1,6 @@
 package structural
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,10 +33,7 @@ func TestBranchBodyFollowsItsCondition(t *testing.T) {
 	}
 	b.WriteString("}\n")
 	lines := engine.SplitLines(b.String())
-	s := New()
-	t.Cleanup(func() { _ = s.Close() })
-	resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: "fix no file comp directive", SourceType: engine.SourceCode, Path: "complete.go"})
-	require.NoError(t, err)
+	resp := scoreCode(t, lines, "fix no file comp directive", "complete.go")
 	require.Empty(t, resp.Warnings)
 	cond := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "shellCompDirectiveNoFileComp") })
 	require.Positive(t, cond)

@@ -56,7 +56,7 @@ func TestFirstBranches(t *testing.T) {
 func TestConditionalsSplittingBraces(t *testing.T) {
 	lines := strings.Split(splitC, "\n")
 	const goal, path = "stat_entry fails on systems without fstatat", "src/db_disk.c"
-	resp := scoreC(t, lines, goal, path)
+	resp := scoreCode(t, lines, goal, path)
 	assert.Empty(t, resp.Warnings)
 	h, err := heuristic.New().Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: goal, SourceType: engine.SourceCode, Path: path})
 	require.NoError(t, err)
@@ -146,7 +146,7 @@ func TestMacrosInOneFunction(t *testing.T) {
 	clean := strings.Split(strings.NewReplacer("MY_CONST ", "", "LOCK_BEGIN ", "", " LOCK_END", "").Replace(macroC), "\n")
 	require.Len(t, clean, len(lines))
 	const goal, path = "count_words miscounts words separated by tabs", "src/words.c"
-	got, want := scoreC(t, lines, goal, path), scoreC(t, clean, goal, path)
+	got, want := scoreCode(t, lines, goal, path), scoreCode(t, clean, goal, path)
 	assert.Empty(t, got.Warnings)
 	assert.InDeltaSlice(t, want.Scores, got.Scores, 0.05)
 }
@@ -199,9 +199,9 @@ int main(void)
 }
 `
 
-// scoreC scores lines of C code for goal with a new structural scorer, checking the
+// scoreCode scores lines of code for goal with a new structural scorer, checking the
 // contract's shape of the answer.
-func scoreC(t *testing.T, lines []string, goal, path string) *engine.ScoreResponse {
+func scoreCode(t *testing.T, lines []string, goal, path string) *engine.ScoreResponse {
 	t.Helper()
 	s := New()
 	t.Cleanup(func() { _ = s.Close() })

@@ -1,7 +1,6 @@
 package structural
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -24,11 +23,7 @@ func TestQuotedPathRanksItsLine(t *testing.T) {
 	}
 	b.WriteString("  return \"/usr/share/zoneinfo\";\n}\n")
 	lines := engine.SplitLines(b.String())
-	s := New()
-	t.Cleanup(func() { _ = s.Close() })
-	resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: lines,
-		Goal: "Look for time zones in /usr/share/zoneinfo when TZDIR is unset", SourceType: engine.SourceCode, Path: "gtimezone.c"})
-	require.NoError(t, err)
+	resp := scoreCode(t, lines, "Look for time zones in /usr/share/zoneinfo when TZDIR is unset", "gtimezone.c")
 	require.Empty(t, resp.Warnings)
 	at := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, `"/usr/share/zoneinfo"`) })
 	require.Positive(t, at)
