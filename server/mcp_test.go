@@ -138,20 +138,33 @@ func TestMCPSessionsAreBounded(t *testing.T) {
 	const max = 4
 	env := newEnv(t, func(c *server.Config) { c.MaxSessions = max })
 	url := env.http.URL + "/mcp"
-	ctx := context.Background()
 
-	// A session whose call is in flight while the others come and go.
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	busy, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	// A session whose call is in flight while the others come and go. It is made with raw
+	// requests: the SDK's client first probes a newer protocol with a request that makes a
+	// session of its own and may stay in flight a while, holding a place under the bound.
+	status, busy := mcpPost(t, url, "", mcpInitialize)
+	require.Equal(t, http.StatusOK, status)
+	status, _ = mcpPost(t, url, busy, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	require.Equal(t, http.StatusAccepted, status)
+	args, err := json.Marshal(map[string]any{
+		"text": codeText(30), "goal_hint": "parse_header", "source_type": "code", "scorer": "block",
+		"options": engine.Options{MaxPruneRatio: 0.8, MinKeepLines: 1, TimeoutMS: 60_000, IncludeMarkers: true},
+	})
 	require.NoError(t, err)
-	defer busy.Close()
-	answered := make(chan error, 1)
+	answered := make(chan string, 1)
 	go func() {
-		_, err := busy.CallTool(ctx, &mcp.CallToolParams{Name: "prune_text", Arguments: map[string]any{
-			"text": codeText(30), "goal_hint": "parse_header", "source_type": "code", "scorer": "block",
-			"options": engine.Options{MaxPruneRatio: 0.8, MinKeepLines: 1, TimeoutMS: 60_000, IncludeMarkers: true},
-		}})
-		answered <- err
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"prune_text","arguments":`+string(args)+`}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", busy)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answered <- string(b)
 	}()
 	<-env.block.started
 
@@ -175,9 +188,10 @@ func TestMCPSessionsAreBounded(t *testing.T) {
 	assert.Equal(t, sessions[len(sessions)-(max-1):], live, "the newest sessions are open, beside the busy one; the older ones were closed")
 
 	close(env.block.release)
-	require.NoError(t, <-answered, "the session busy with a call was not closed under it")
-	_, err = busy.CallTool(ctx, &mcp.CallToolParams{Name: "health", Arguments: map[string]any{}})
-	assert.NoError(t, err)
+	assert.Contains(t, <-answered, `"result"`, "the session busy with a call was not closed under it")
+	resp, body := mcpPostRead(t, url, busy, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"health","arguments":{}}}`))
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, string(body), `"result"`)
 }
 
 // TestMCPSessionErrorsHaveACode: over Streamable HTTP too, the SDK's code-0 answer to a second

@@ -30,6 +30,8 @@ type sessionCap struct {
 	mu    sync.Mutex
 	clock uint64
 	use   map[string]*sessionUse // by session id, once the request creating it has returned
+	// creating counts the requests in flight that may create a session (POSTs with no id).
+	creating int
 }
 
 type sessionUse struct {
@@ -49,6 +51,14 @@ func (c *sessionCap) wrap(next http.Handler) http.Handler {
 		id := r.Header.Get(sessionHeader)
 		if id == "" {
 			if r.Method == http.MethodPost {
+				c.mu.Lock()
+				c.creating++
+				c.mu.Unlock()
+				defer func() {
+					c.mu.Lock()
+					c.creating--
+					c.mu.Unlock()
+				}()
 				c.makeRoom()
 			}
 			next.ServeHTTP(w, r)
@@ -117,6 +127,17 @@ func (c *sessionCap) makeRoom() {
 	for id := range c.use {
 		if !ids[id] { // ended by DELETE, its idle timeout or a failed initialize
 			delete(c.use, id)
+		}
+	}
+	// A listed session with no entry is one whose creating request has not returned, or one
+	// whose creating request never reported it (a client's first initialize can leave one).
+	// With no other creating request in flight than this one, it is the second kind: it counts
+	// as the least recently used, or it would hold a place under the bound for good.
+	if c.creating <= 1 {
+		for _, ss := range open {
+			if c.use[ss.ID()] == nil {
+				c.use[ss.ID()] = &sessionUse{created: true}
+			}
 		}
 	}
 	excess := len(open) + 1 - c.max
