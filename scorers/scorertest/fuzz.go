@@ -27,6 +27,14 @@ func Fuzz(f *testing.F, newScorer func() engine.Scorer) {
 	f.Add("func handler4() {}\nfunc handler5() {}\n", "handler4 utf8 x86", uint8(0), uint8(1))
 	// A traceback through the request's own file (x.py): cited lines are lifted.
 	f.Add("def f():\n    return g()\n\n", "boom\n  File \"/a/x.py\", line 2, in f\nx.py:1: E1\nx.py:99: E2", uint8(0), uint8(2))
+	// reStructuredText entries (a nested method, a signature on two lines) and a goal word
+	// naming one: the heuristic's docs entries.
+	f.Add(".. function:: sum(iterable, /, start=0)\n              sum(x)\n\n   Sums *start* and the items.\n\n.. class:: dict(**kwargs)\n\n   .. method:: get(key)\n\n      Return the value.\n", "Summing the values of a dict", uint8(2), uint8(11))
+	// A goal with a number, a permalink to the request's own lines, a quoted path and a
+	// conventional commit prefix: goal numbers, cites and the literal lift.
+	f.Add("func tz() string {\n\tif x > 500 {\n\t\treturn \"/usr/share/zoneinfo\"\n\t}\n\treturn \"\"\n}\n", "fix(tz): 500 -> 200, look in `/usr/share/zoneinfo` https://github.com/o/r/blob/main/x.go#L2-L3", uint8(0), uint8(1))
+	// A CI log's tallies, npm's epilogue and a Travis report of a command that succeeded.
+	f.Add("npm ERR! code ELIFECYCLE\nnpm ERR! errno 1\n1 failed, 2 passed\nThe command \"make test\" exited with 0.\nERROR: boom_error.o\n", "why did it fail", uint8(1), uint8(0))
 	s := newScorer()
 	if c, ok := s.(interface{ Close() error }); ok {
 		f.Cleanup(func() { _ = c.Close() })
