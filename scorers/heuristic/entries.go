@@ -23,6 +23,10 @@ var reObjectDirective = regexp.MustCompile(`^\s*\.\.\s+(?:\w+:)?(?:function|meth
 // entries returns the object entries of lines, nested ones (a class's methods) included.
 func entries(lines []string, t tree) []entry {
 	var out []entry
+	// Blank lines are found once: entries nested without blank lines each scan their whole
+	// block for the end of their head, and a line read again per enclosing entry made 2,000
+	// nested one-line entries (2 MB) cost 1.7 s.
+	var blank []bool
 	for i, l := range lines {
 		if !strings.HasPrefix(strings.TrimLeft(l, " \t"), "..") {
 			continue
@@ -32,15 +36,21 @@ func entries(lines []string, t tree) []entry {
 			continue
 		}
 		name := strings.ToLower(m[1][strings.LastIndex(m[1], ".")+1:])
+		if blank == nil {
+			blank = make([]bool, len(lines))
+			for k, l := range lines {
+				blank[k] = isBlank(l)
+			}
+		}
 		e := int(t.end[i])
 		j := i + 1
-		for j < e && !isBlank(lines[j]) { // continued signatures and options
+		for j < e && !blank[j] { // continued signatures and options
 			j++
 		}
-		for j < e && isBlank(lines[j]) {
+		for j < e && blank[j] {
 			j++
 		}
-		for j < e && !isBlank(lines[j]) { // the first paragraph
+		for j < e && !blank[j] { // the first paragraph
 			j++
 		}
 		out = append(out, entry{start: i, head: j, end: e, name: name})
