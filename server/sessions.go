@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -31,7 +32,7 @@ type sessionCap struct {
 	clock uint64
 	use   map[string]*sessionUse // by session id, once the request creating it has returned
 	// creating counts the requests in flight that may create a session (POSTs with no id).
-	creating int
+	creating atomic.Int32
 }
 
 type sessionUse struct {
@@ -51,14 +52,8 @@ func (c *sessionCap) wrap(next http.Handler) http.Handler {
 		id := r.Header.Get(sessionHeader)
 		if id == "" {
 			if r.Method == http.MethodPost {
-				c.mu.Lock()
-				c.creating++
-				c.mu.Unlock()
-				defer func() {
-					c.mu.Lock()
-					c.creating--
-					c.mu.Unlock()
-				}()
+				c.creating.Add(1)
+				defer c.creating.Add(-1)
 				c.makeRoom()
 			}
 			next.ServeHTTP(w, r)
@@ -133,7 +128,7 @@ func (c *sessionCap) makeRoom() {
 	// whose creating request never reported it (a client's first initialize can leave one).
 	// With no other creating request in flight than this one, it is the second kind: it counts
 	// as the least recently used, or it would hold a place under the bound for good.
-	if c.creating <= 1 {
+	if c.creating.Load() <= 1 {
 		for _, ss := range open {
 			if c.use[ss.ID()] == nil {
 				c.use[ss.ID()] = &sessionUse{created: true}

@@ -111,7 +111,7 @@ func lineFailure(l string, hashes []termHash) float64 {
 // 30% went 0.862 / 0.930 / 0.947 -> 0.864 / 0.930 / 0.947 (+0.0016, 8 cases won and none
 // lost at 10%; +0.0001 at 20 and 30%).
 func commandSucceeded(l string) bool {
-	return strings.Contains(l, "\" exited with 0.")
+	return strings.Contains(l, exitedWith+"0.")
 }
 
 // passStatus reports whether l holds a pass or skip status as reporters print it.
@@ -255,7 +255,7 @@ const restatedShare = 0.5
 // failureTally reports whether l counts failures: a count before a failure word ("1 failed",
 // "3 errors") or after it ("Failures: 1", "# fail 4"), colour codes aside.
 func failureTally(l string) bool {
-	if !hasDigit(l) { // most failure lines: no count to find
+	if !strings.ContainsAny(l, "0123456789") { // most failure lines: no count to find
 		return false
 	}
 	prevEnd, prevNum, prevTally := -1, false, false
@@ -263,7 +263,7 @@ func failureTally(l string) bool {
 		start := i
 		num := true
 		for i < len(l) && wordBytes[l[i]] {
-			num = num && l[i] >= '0' && l[i] <= '9'
+			num = num && isDigit(l[i])
 			i++
 		}
 		tally := !num && i-start >= 4 && i-start <= 8 && tallyWord(l[start:i])
@@ -344,9 +344,8 @@ func failedStepReport(l string) bool {
 	if !ok {
 		return endsCommandReport(l)
 	}
-	if e := strings.LastIndex(rest, "\" exited with "); e >= 0 {
-		code := rest[e+len("\" exited with "):]
-		return len(code) > 0 && code[0] >= '1' && code[0] <= '9'
+	if e := strings.LastIndex(rest, exitedWith); e >= 0 {
+		return exitedNonZero(rest[e:])
 	}
 	e := strings.LastIndex(rest, "\" failed ")
 	return e >= 0 && strings.Contains(rest[e:], " times.")
@@ -367,7 +366,15 @@ func endsCommandReport(l string) bool {
 			break
 		}
 	}
-	code, ok := strings.CutPrefix(l[i:], "\" exited with ")
+	return exitedNonZero(l[i:])
+}
+
+// exitedWith ends the command of a Travis step report: The command "…" exited with N.
+const exitedWith = "\" exited with "
+
+// exitedNonZero reports whether s opens with exitedWith and a code other than 0.
+func exitedNonZero(s string) bool {
+	code, ok := strings.CutPrefix(s, exitedWith)
 	return ok && len(code) > 0 && code[0] >= '1' && code[0] <= '9'
 }
 
@@ -455,14 +462,4 @@ func isLogNoise(l string) bool {
 	// Every zero-count pattern holds a '0': most failure lines are ruled out by one scan.
 	return strings.IndexByte(t, '0') >= 0 && (strings.Contains(t, "0 errors") || strings.Contains(t, "0 failures") ||
 		strings.Contains(t, "errors: 0") || strings.Contains(t, "Failures: 0, Errors: 0"))
-}
-
-// hasDigit reports whether s holds an ASCII digit.
-func hasDigit(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= '0' && s[i] <= '9' {
-			return true
-		}
-	}
-	return false
 }

@@ -1,7 +1,6 @@
 package structural
 
 import (
-	"encoding/binary"
 	"regexp"
 	"strings"
 )
@@ -90,7 +89,7 @@ func codeLinesHolding(lits []string, lines []string, comment []bool) [][]int {
 	slot := func(w uint32) uint32 { return (w * 0x9E3779B1) >> 16 }
 	byHead := map[uint32][]int{}
 	for k, lit := range lits {
-		w := binary.LittleEndian.Uint32([]byte(lit[:4]))
+		w := head4(lit, 0)
 		table[slot(w)/64] |= 1 << (slot(w) % 64)
 		byHead[w] = append(byHead[w], k)
 	}
@@ -100,7 +99,7 @@ func codeLinesHolding(lits []string, lines []string, comment []bool) [][]int {
 			continue
 		}
 		for p := 0; p+4 <= len(l); p++ {
-			w := uint32(l[p]) | uint32(l[p+1])<<8 | uint32(l[p+2])<<16 | uint32(l[p+3])<<24
+			w := head4(l, p)
 			if table[slot(w)/64]&(1<<(slot(w)%64)) == 0 {
 				continue
 			}
@@ -113,4 +112,9 @@ func codeLinesHolding(lits []string, lines []string, comment []bool) [][]int {
 		}
 	}
 	return at
+}
+
+// head4 packs the four bytes of s from p into the key codeLinesHolding looks literals up by.
+func head4(s string, p int) uint32 {
+	return uint32(s[p]) | uint32(s[p+1])<<8 | uint32(s[p+2])<<16 | uint32(s[p+3])<<24
 }
