@@ -418,6 +418,16 @@ const (
 	// falls, so threshold mode keeps a relevant function together rather than shredded.
 	// Neutral on budgeted recall (within 0.005 on both sets).
 	unitCohesion = 0.7
+	// cohesionLines is the longest definition the cohesion floor holds together. A longer
+	// one is more than a budget keeps whole: floored at 0.7 of its best line, its many
+	// lines outbid a better-matching line elsewhere, since a kept region grows into
+	// neighbours that need no marker before a new one opens (an 86-line Provision took the
+	// budget from a two-line fix two functions below). Without the floor for units over
+	// 60 lines: commits.dev at 10/20/30% of tokens +0.009/+0.006/+0.009 (6/2, 2/0, 4/1
+	// cases up/down), code.dev 0/+0.001/+0.009 (none down); the Debian fix commits
+	// -0.0003/+0.0012/+0.0035, every interval across 0 (RESULTS.md, thirty-fifth round).
+	// Any limit from 30 to 100 lines gains on dev; without any floor Debian loses a little.
+	cohesionLines = 60
 )
 
 // blendCode mixes the heuristic's line scores h into the structural scores s (in place).
@@ -433,7 +443,7 @@ func blendCode(s, h []float64, o *outline) {
 			continue
 		}
 		end := min(u.end, n)
-		if wholeFile(u.start, end, n) {
+		if wholeFile(u.start, end, n) || end-u.start > cohesionLines {
 			continue
 		}
 		best := 0.0
