@@ -200,6 +200,8 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		liftBranches(req.Lines, scores)
 		// Last: a string the goal quotes whole outranks what its words reach (literals.go).
 		liftLiterals(req.Goal, req.Lines, scores, comment)
+		// And a message the goal quotes from a format string ranks first (messages.go).
+		liftMessages(req.Goal, req.Lines, scores, comment)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }
