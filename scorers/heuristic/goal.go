@@ -33,6 +33,8 @@ type Query struct {
 	Terms []Term
 	// AboutComments: the goal's first line asks about comments (see LiftComments).
 	AboutComments bool
+	// AboutSpelling: the goal's first line asks to fix spelling (see LiftMisspelt).
+	AboutSpelling bool
 	// Cites are the places in files the goal points at (see CitedLines and Analysis.LiftCites).
 	Cites []Cite
 	index *termTable // hash of a term or of one of its variants -> index in Terms
@@ -199,7 +201,7 @@ func parseGoal(goal string) *Query {
 		count(n, n, numberWeight)
 	}
 
-	q := &Query{AboutComments: AboutComments(goal), Cites: parseCites(goal)}
+	q := &Query{AboutComments: AboutComments(goal), AboutSpelling: AboutSpelling(goal), Cites: parseCites(goal)}
 	for t, a := range terms {
 		// Repetition matters, with diminishing returns; each mention above counted once per
 		// pass, so normalise by the passes that could see it.

@@ -35,6 +35,9 @@ func Fuzz(f *testing.F, newScorer func() engine.Scorer) {
 	f.Add("func tz() string {\n\tif x > 500 {\n\t\treturn \"/usr/share/zoneinfo\"\n\t}\n\treturn \"\"\n}\n", "fix(tz): 500 -> 200, look in `/usr/share/zoneinfo` https://github.com/o/r/blob/main/x.go#L2-L3", uint8(0), uint8(1))
 	// A CI log's tallies, npm's epilogue and a Travis report of a command that succeeded.
 	f.Add("npm ERR! code ELIFECYCLE\nnpm ERR! errno 1\n1 failed, 2 passed\nThe command \"make test\" exited with 0.\nERROR: boom_error.o\n", "why did it fail", uint8(1), uint8(0))
+	// A spelling goal over misspelt prose in a comment, a string and capitals, next to names
+	// that only look misspelt (a call, a member, camelCase): the heuristic's spelling rule.
+	f.Add("// the buffer has ocurred twice\nrecieve(conn.recieve)\nprintf(\"Recieved %d\\n\", n); // WARNIING\nrecieveAll := 1\n", "docs: fix typos", uint8(0), uint8(6))
 	s := newScorer()
 	if c, ok := s.(interface{ Close() error }); ok {
 		f.Cleanup(func() { _ = c.Close() })

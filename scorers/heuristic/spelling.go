@@ -1,0 +1,249 @@
+package heuristic
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// A goal that asks to fix spelling ("docs: fix typo in jsdoc comment", "Fix spelling errors
+// in user visible strings", "fix some typos (#1625)") names nothing the fix touches: the
+// misspelt word is the only mark on the line, and the goal's own words (fix, typo, docs)
+// reach every comment alike. A spell checker finds such lines: a word that is not English
+// but one edit away from an English word, and rare in its file (a misspelling is written
+// once or twice; a name the code uses is written often). Such lines rank first under a
+// spelling goal (Query.AboutSpelling), comments and strings and code alike: lintian's
+// "spelling error in binary" fixes edit string literals.
+//
+// The word list is SCOWL's large American and British lists (scripts/build-words.sh,
+// words/README.md for its licence), embedded and loaded once, on the first spelling goal.
+
+//go:embed words/en.txt.gz
+var wordsGz []byte
+
+var reSpellingIntent = regexp.MustCompile(`(?i)\b(typos?|misspell\w*|misspelt|spelling|spelt)\b`)
+
+// AboutSpelling reports whether the goal's first line asks to fix spelling.
+func AboutSpelling(goal string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(goal), "\n")
+	return reSpellingIntent.MatchString(first)
+}
+
+const (
+	// spellLift is the floor a line holding a likely misspelling is lifted to under a
+	// spelling goal, with its own score filling the rest: above the comments LiftComments
+	// lifts for the same goal (commentLift) and above all but the best-matching code.
+	spellLift = 0.9
+	// minMisspelt is the shortest word checked: shorter ones are one edit away from too
+	// many words ("teh" aside, four-letter slips are rare in fixes and common in names).
+	minMisspelt = 5
+	// maxMisspeltUses is how often a word may appear in its file and still be taken for a
+	// misspelling rather than a name the code uses (utils, compat, pflag).
+	maxMisspeltUses = 3
+)
+
+// LiftMisspelt raises, in place, the lines holding a likely misspelling when q's goal asks
+// to fix spelling, to spellLift plus their own score's share of the rest.
+func LiftMisspelt(q *Query, lines []string, scores []float64) {
+	if !q.AboutSpelling {
+		return
+	}
+	for _, i := range MisspeltLines(lines) {
+		scores[i] = spellLift + (1-spellLift)*scores[i]
+	}
+}
+
+// MisspeltLines returns the indices of the lines holding a likely misspelling, in order: a
+// word of prose (lower case, capitalised or all capitals; not part of an identifier, a
+// member, a call or a contraction) of at least minMisspelt letters, used at most
+// maxMisspeltUses times in the text, that is not an English word (nor one with an
+// inflection's suffix) but is one edit (a letter added, dropped, changed, or two swapped)
+// from an English word of four letters or more.
+func MisspeltLines(lines []string) []int {
+	uses := map[string]int{}
+	for _, l := range lines {
+		forEachToken(l, func(tok string, _, _ int) {
+			if len(tok) >= minMisspelt {
+				uses[strings.ToLower(tok)]++
+			}
+		})
+	}
+	d := dictionary()
+	verdict := map[string]bool{}
+	var out []int
+	var buf []byte
+	for i, l := range lines {
+		hit := false
+		forEachToken(l, func(tok string, s, e int) {
+			if hit || len(tok) < minMisspelt || !proseWord(l, tok, s, e) {
+				return
+			}
+			w := strings.ToLower(tok)
+			if uses[w] > maxMisspeltUses {
+				return
+			}
+			v, ok := verdict[w]
+			if !ok {
+				v, buf = d.misspelt(w, buf)
+				verdict[w] = v
+			}
+			hit = v
+		})
+		if hit {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// forEachToken calls f with each maximal run of word bytes of l (isWordByte: letters,
+// digits, underscores, UTF-8) and its bounds.
+func forEachToken(l string, f func(tok string, start, end int)) {
+	for p := 0; p < len(l); {
+		if !isWordByte(l[p]) {
+			p++
+			continue
+		}
+		s := p
+		for p < len(l) && isWordByte(l[p]) {
+			p++
+		}
+		f(l[s:p], s, p)
+	}
+}
+
+// proseWord reports whether token tok = l[s:e] reads as a word of prose: letters only, in
+// one of prose's shapes (word, Word, WORD: not camelCase), not a call or a contraction's
+// head (followed by "(" or "'"), not a member or a variable or an escape (after ".", "$",
+// "@" or "\"), and not an object whose member follows ("utils.merge").
+func proseWord(l, tok string, s, e int) bool {
+	upper := 0
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			upper++
+		case c >= 'a' && c <= 'z':
+		default:
+			return false
+		}
+	}
+	if upper != 0 && upper != len(tok) && (upper != 1 || tok[0] > 'Z') {
+		return false
+	}
+	if s > 0 && strings.IndexByte(".$@\\", l[s-1]) >= 0 {
+		return false
+	}
+	if e < len(l) {
+		switch l[e] {
+		case '(', '\'':
+			return false
+		case '.':
+			if e+1 < len(l) && isWordByte(l[e+1]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// words is the embedded English word list, as a set.
+type words map[string]struct{}
+
+var (
+	dictOnce sync.Once
+	dict     words
+)
+
+// dictionary loads the embedded word list on first use (about 134,000 words).
+func dictionary() words {
+	dictOnce.Do(func() { dict = loadWords() })
+	return dict
+}
+
+func loadWords() words {
+	r, err := gzip.NewReader(bytes.NewReader(wordsGz))
+	if err != nil {
+		panic("heuristic: embedded word list: " + err.Error()) // a build defect
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		panic("heuristic: embedded word list: " + err.Error())
+	}
+	all := string(b) // one backing string; the set's keys are slices of it
+	d := make(words, strings.Count(all, "\n"))
+	for w := range strings.SplitSeq(all, "\n") {
+		if w != "" {
+			d[w] = struct{}{}
+		}
+	}
+	return d
+}
+
+// inflections are the suffixes a known word may carry and still be known: word lists hold
+// most inflected forms, not all (completions, initializers).
+var inflections = [...]string{"s", "es", "ed", "d", "ing", "er", "ers", "ly"}
+
+// known reports whether lower-case w is a word or an inflection of one.
+func (d words) known(w string) bool {
+	if _, ok := d[w]; ok {
+		return true
+	}
+	for _, suf := range inflections {
+		if stem, ok := strings.CutSuffix(w, suf); ok && len(stem) >= 3 {
+			if _, ok := d[stem]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// misspelt reports whether lower-case w is not a word but one edit from a word of four
+// letters or more. buf is scratch space, returned for reuse.
+func (d words) misspelt(w string, buf []byte) (bool, []byte) {
+	if d.known(w) {
+		return false, buf
+	}
+	n := len(w)
+	try := func(b []byte) bool {
+		if len(b) < 4 {
+			return false
+		}
+		_, ok := d[string(b)] // no allocation: the compiler reads the map with the bytes
+		return ok
+	}
+	// Dropped letters and swapped neighbours.
+	for i := 0; i < n; i++ {
+		buf = append(append(buf[:0], w[:i]...), w[i+1:]...)
+		if try(buf) {
+			return true, buf
+		}
+		if i+1 < n && w[i] != w[i+1] {
+			buf = append(append(append(append(buf[:0], w[:i]...), w[i+1]), w[i]), w[i+2:]...)
+			if try(buf) {
+				return true, buf
+			}
+		}
+	}
+	// Changed and added letters.
+	for i := 0; i <= n; i++ {
+		for c := byte('a'); c <= 'z'; c++ {
+			if i < n && c != w[i] {
+				buf = append(append(append(buf[:0], w[:i]...), c), w[i+1:]...)
+				if try(buf) {
+					return true, buf
+				}
+			}
+			buf = append(append(append(buf[:0], w[:i]...), c), w[i:]...)
+			if try(buf) {
+				return true, buf
+			}
+		}
+	}
+	return false, buf
+}
