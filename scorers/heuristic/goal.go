@@ -35,6 +35,8 @@ type Query struct {
 	AboutComments bool
 	// AboutSpelling: the goal's first line asks to fix spelling (see LiftMisspelt).
 	AboutSpelling bool
+	// AboutDeclarations: the goal's first line reports an undeclared name (see LiftImports).
+	AboutDeclarations bool
 	// Cites are the places in files the goal points at (see CitedLines and Analysis.LiftCites).
 	Cites []Cite
 	index *termTable // hash of a term or of one of its variants -> index in Terms
@@ -201,7 +203,8 @@ func parseGoal(goal string) *Query {
 		count(n, n, numberWeight)
 	}
 
-	q := &Query{AboutComments: AboutComments(goal), AboutSpelling: AboutSpelling(goal), Cites: parseCites(goal)}
+	q := &Query{AboutComments: AboutComments(goal), AboutSpelling: AboutSpelling(goal),
+		AboutDeclarations: AboutDeclarations(goal), Cites: parseCites(goal)}
 	for t, a := range terms {
 		// Repetition matters, with diminishing returns; each mention above counted once per
 		// pass, so normalise by the passes that could see it.

@@ -90,6 +90,7 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 		scores = scoreCode(req.Lines, a)
 		LiftComments(q, req.Lines, scores)
 		LiftMisspelt(q, req.Lines, scores)
+		LiftImports(q, req.Lines, scores)
 		a.cited, a.framed = q.CitedLines(req.Path, req.Lines)
 		a.LiftCites(req.Lines, scores)
 	}

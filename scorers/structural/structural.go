@@ -205,6 +205,7 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		liftMessages(req.Goal, req.Lines, scores, comment)
 		// A spelling goal's misspelt lines rank above all of these (heuristic/spelling.go).
 		heuristic.LiftMisspelt(q, req.Lines, scores)
+		heuristic.LiftImports(q, req.Lines, scores)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }
