@@ -149,6 +149,35 @@ def write_report(rows):
 	}
 }
 
+// TestCodeScoresKeepTheirOrderAboveTheCap: the named function's header (name, exact
+// identifier) and its line with the goal's other words both add up to more than 1; cut at
+// 1 they tied, and the budget chose between them by cost. Compressed instead (capTop), they
+// keep their order, and the matching line stays above the rest of its body.
+func TestCodeScoresKeepTheirOrderAboveTheCap(t *testing.T) {
+	src := strings.Split(`'use strict';
+
+function describe(invoice) {
+  return 'Invoice ' + invoice.id;
+}
+
+function applyDiscount(invoice, percent) {
+  const rate = percent / 100;
+  const discounted = invoice.total * (1 - rate);
+  log('discount applied', invoice.id);
+  return Math.floor(discounted * 100) / 100;
+}`, "\n")
+	s := score(t, engine.SourceCode, "applyDiscount rounds the discounted total down with Math.floor instead of to the nearest cent", src)
+	const header, floorLine = 6, 10
+	assert.Equal(t, 1.0, s[header], "the best line scores 1")
+	assert.Greater(t, s[header], s[floorLine], "header and matching line do not tie")
+	for _, other := range []int{7, 8, 9, 11} {
+		assert.Greater(t, s[floorLine], s[other], "line %d (%q) above line %d (%q)", floorLine+1, src[floorLine], other+1, src[other])
+	}
+	for i, v := range s {
+		assert.LessOrEqual(t, v, 1.0, "line %d", i+1)
+	}
+}
+
 // TestPathWordsCountLess: a goal word that names the file (router, of web/router.go) tells
 // which file the goal is about, not which of its lines; the line with the goal's other word
 // ranks first once the path is known. Without the path, the repeated word wins.
