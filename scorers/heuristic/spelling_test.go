@@ -121,3 +121,25 @@ func BenchmarkMisspeltLines(b *testing.B) {
 		heuristic.MisspeltLines(src)
 	}
 }
+
+// BenchmarkMisspeltLinesHostile: 2 MB of distinct non-words, each one edit search.
+func BenchmarkMisspeltLinesHostile(b *testing.B) {
+	var src []string
+	x := uint32(1)
+	for range 20_000 {
+		var sb strings.Builder
+		for range 16 {
+			for range 6 {
+				x = x*1664525 + 1013904223
+				sb.WriteByte(byte('a' + x>>24%26))
+			}
+			sb.WriteByte(' ')
+		}
+		src = append(src, sb.String())
+	}
+	heuristic.MisspeltLines(src[:1])
+	b.SetBytes(int64(len(strings.Join(src, "\n"))))
+	for b.Loop() {
+		heuristic.MisspeltLines(src)
+	}
+}
