@@ -39,6 +39,8 @@ type Analysis struct {
 	// cited and framed are Query.CitedLines for the request's path (code only; see LiftCites).
 	cited  []int
 	framed []bool
+	// misspelt are the lines LiftMisspelt found (nil: not looked for yet).
+	misspelt []int
 }
 
 // Analyze scans lines against q. It is linear in the input and allocates per line only for

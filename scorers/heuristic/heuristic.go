@@ -85,11 +85,11 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 		scores = scoreLogs(req.Lines, a, fail)
 	case engine.SourceDocs:
 		scores = scoreStructured(req.Lines, a, docsWeights)
-		LiftMisspelt(q, req.Lines, scores, false)
+		a.LiftMisspelt(req.Lines, scores, false)
 	default:
 		scores = scoreCode(req.Lines, a)
 		LiftComments(q, req.Lines, scores)
-		LiftMisspelt(q, req.Lines, scores, true)
+		a.LiftMisspelt(req.Lines, scores, true)
 		LiftImports(q, req.Lines, scores)
 		a.cited, a.framed = q.CitedLines(req.Path, req.Lines)
 		a.LiftCites(req.Lines, scores)

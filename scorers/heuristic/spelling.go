@@ -87,14 +87,22 @@ func inSpans(spans []span, p int) bool {
 	return false
 }
 
-// LiftMisspelt raises, in place, the lines holding a likely misspelling when q's goal asks
+// LiftMisspelt raises, in place, the lines holding a likely misspelling when the goal asks
 // to fix spelling, to spellLift plus their own score's share of the rest. code says the
-// lines are code, whose prose is in comments and string literals (misspeltLines).
-func LiftMisspelt(q *Query, lines []string, scores []float64, code bool) {
-	if !q.AboutSpelling {
+// lines are code, whose prose is in comments and string literals (misspeltLines). The lines
+// are found once per Analysis, by ScoreWithAnalysis (for code and docs alike), so structural,
+// which lifts its own blend with the same Analysis, only reads them.
+func (a *Analysis) LiftMisspelt(lines []string, scores []float64, code bool) {
+	if !a.Query.AboutSpelling {
 		return
 	}
-	for _, i := range misspeltLines(lines, code) {
+	if a.misspelt == nil {
+		a.misspelt = misspeltLines(lines, code)
+		if a.misspelt == nil {
+			a.misspelt = []int{}
+		}
+	}
+	for _, i := range a.misspelt {
 		scores[i] = spellLift + (1-spellLift)*scores[i]
 	}
 }

@@ -115,14 +115,7 @@ func BenchmarkLiftLiterals(b *testing.B) {
 // code lines strings.Contains finds, first ones first, at most literalLines+1 of them.
 func TestCodeLinesHoldingAgreesWithContains(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	alphabet := "ab/_.-c"
-	word := func(n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		return string(b)
-	}
+	word := randomWords(rng, "ab/_.-c")
 	for range 200 {
 		lines := make([]string, rng.IntN(30))
 		comment := make([]bool, len(lines))
@@ -141,5 +134,17 @@ func TestCodeLinesHoldingAgreesWithContains(t *testing.T) {
 			}
 			require.Equal(t, want, got[k], "literal %q in %q", lit, lines)
 		}
+	}
+}
+
+// randomWords returns a generator of words of n bytes drawn from alphabet: a small alphabet
+// makes the overlaps one-pass searches must get right.
+func randomWords(rng *rand.Rand, alphabet string) func(n int) string {
+	return func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
 	}
 }

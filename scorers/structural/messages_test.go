@@ -146,14 +146,7 @@ func TestStatementStarts(t *testing.T) {
 // TestInGoalAgreesWithContains: the one-pass search keeps the pieces strings.Contains finds.
 func TestInGoalAgreesWithContains(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	alphabet := "ab c"
-	word := func(n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		return string(b)
-	}
+	word := randomWords(rng, "ab c")
 	for range 300 {
 		g := word(rng.IntN(200))
 		ps, want := []piece{}, []piece{}

@@ -186,7 +186,7 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		for i := range scores {
 			scores[i] = docsBlend*h.Scores[i] + (1-docsBlend)*scores[i]
 		}
-		heuristic.LiftMisspelt(q, req.Lines, scores, false)
+		a.LiftMisspelt(req.Lines, scores, false)
 	} else {
 		blendCode(scores, h.Scores, o)
 		// The heuristic's half is lifted already; lifting the blend puts comments above
@@ -204,7 +204,7 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		// And a message the goal quotes from a format string ranks first (messages.go).
 		liftMessages(req.Goal, req.Lines, scores, comment)
 		// A spelling goal's misspelt lines rank above all of these (heuristic/spelling.go).
-		heuristic.LiftMisspelt(q, req.Lines, scores, true)
+		a.LiftMisspelt(req.Lines, scores, true)
 		heuristic.LiftImports(q, req.Lines, scores)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
