@@ -2,7 +2,9 @@
 // model over identifier parts, with exact goal identifiers, traceback frames and rarity
 // weighted up), carried to the enclosing indentation block and to neighbouring lines so a kept
 // line keeps its context, plus per-source-type rules (logs: failure lines, their rarity and
-// what leads to them; docs: the entry that matches).
+// what leads to them; docs: the entry that matches) and rules for goals that name nothing the
+// answer holds (about comments, about spelling with an embedded English word list, about an
+// undeclared name).
 //
 // It imports engine and the standard library only.
 package heuristic
