@@ -148,3 +148,42 @@ func randomWords(rng *rand.Rand, alphabet string) func(n int) string {
 		return string(b)
 	}
 }
+
+// TestCodeLinesHoldingGivesUp: past maxLiteralChecks comparisons the search finds nothing
+// at all, not the lines it had reached.
+func TestCodeLinesHoldingGivesUp(t *testing.T) {
+	var lits []string
+	for i := range maxLiterals {
+		lits = append(lits, fmt.Sprintf("aaaa_aaaa_x%d", i))
+	}
+	lines := []string{"f(\"aaaa_aaaa_x7\")"} // found first, before the budget runs out
+	// Each such line holds the literals' head 40 times, each a comparison with every literal.
+	for range maxLiteralChecks/(maxLiterals*40) + 1 {
+		lines = append(lines, strings.Repeat("aaaa_", 40))
+	}
+	got := codeLinesHolding(lits, lines, nil)
+	require.Len(t, got, len(lits))
+	for k := range got {
+		assert.Empty(t, got[k], "literal %d", k)
+	}
+	found := codeLinesHolding(lits, lines[:1], nil)
+	assert.Equal(t, []int{0}, found[7], "within the budget it is found")
+}
+
+// BenchmarkLiftLiteralsSharedHead: the one-pass search's worst case, literals that share
+// their first four bytes with most of the file's text.
+func BenchmarkLiftLiteralsSharedHead(b *testing.B) {
+	lines := make([]string, 10000)
+	for i := range lines {
+		lines[i] = strings.Repeat("aaaa_", 40)
+	}
+	var goal strings.Builder
+	for i := range maxLiterals {
+		fmt.Fprintf(&goal, "`aaaa_aaaa_x%d` ", i)
+	}
+	scores := make([]float64, len(lines))
+	b.SetBytes(int64(len(strings.Join(lines, "\n"))))
+	for b.Loop() {
+		liftLiterals(goal.String(), lines, scores, nil)
+	}
+}
