@@ -37,6 +37,9 @@ type Query struct {
 	AboutSpelling bool
 	// AboutDeclarations: the goal's first line reports an undeclared name (see LiftImports).
 	AboutDeclarations bool
+	// AboutFormatStrings: the goal's first line is about format strings (see
+	// LiftFormatCalls).
+	AboutFormatStrings bool
 	// Cites are the places in files the goal points at (see CitedLines and Analysis.LiftCites).
 	Cites []Cite
 	index *termTable // hash of a term or of one of its variants -> index in Terms
@@ -204,7 +207,8 @@ func parseGoal(goal string) *Query {
 	}
 
 	q := &Query{AboutComments: AboutComments(goal), AboutSpelling: AboutSpelling(goal),
-		AboutDeclarations: AboutDeclarations(goal), Cites: parseCites(goal)}
+		AboutDeclarations: AboutDeclarations(goal), AboutFormatStrings: AboutFormatStrings(goal),
+		Cites: parseCites(goal)}
 	for t, a := range terms {
 		// Repetition matters, with diminishing returns; each mention above counted once per
 		// pass, so normalise by the passes that could see it.

@@ -4,7 +4,7 @@
 // line keeps its context, plus per-source-type rules (logs: failure lines, their rarity and
 // what leads to them; docs: the entry that matches) and rules for goals that name nothing the
 // answer holds (about comments, about spelling with an embedded English word list, about an
-// undeclared name).
+// undeclared name, about format strings).
 //
 // It imports engine and the standard library only.
 package heuristic
@@ -93,6 +93,7 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 		LiftComments(q, req.Lines, scores)
 		a.LiftMisspelt(req.Lines, scores, true)
 		LiftImports(q, req.Lines, scores)
+		LiftFormatCalls(q, req.Lines, scores)
 		a.cited, a.framed = q.CitedLines(req.Path, req.Lines)
 		a.LiftCites(req.Lines, scores)
 	}

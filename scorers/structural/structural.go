@@ -206,6 +206,7 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		// A spelling goal's misspelt lines rank above all of these (heuristic/spelling.go).
 		a.LiftMisspelt(req.Lines, scores, true)
 		heuristic.LiftImports(q, req.Lines, scores)
+		heuristic.LiftFormatCalls(q, req.Lines, scores)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }
