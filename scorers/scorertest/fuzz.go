@@ -38,6 +38,9 @@ func Fuzz(f *testing.F, newScorer func() engine.Scorer) {
 	// A spelling goal over misspelt prose in a comment, a string and capitals, next to names
 	// that only look misspelt (a call, a member, camelCase): the heuristic's spelling rule.
 	f.Add("// the buffer has ocurred twice\nrecieve(conn.recieve)\nprintf(\"Recieved %d\\n\", n); // WARNIING\nrecieveAll := 1\n", "docs: fix typos", uint8(0), uint8(6))
+	// Goals about undeclared names and format strings over includes and printf-family calls
+	// (one cut off at the line's end): the heuristic's import and format-call lifts.
+	f.Add("#include <stdio.h>\nimport (\n\t\"fmt\"\n)\nprintf(msg);\nfmt.Printf(s)\nsprintf(buf, (x\n", "Fix FTBFS: implicit declaration and -Werror=format-security", uint8(0), uint8(6))
 	s := newScorer()
 	if c, ok := s.(interface{ Close() error }); ok {
 		f.Cleanup(func() { _ = c.Close() })
