@@ -15,10 +15,17 @@ import (
 // ParseGoal decides it once per goal (Query.AboutComments).
 var reCommentIntent = regexp.MustCompile(`(?i)(^\s*docs(\(.*?\))?!?:|\b(comments?|jsdoc|javadoc|godoc|tsdoc|docstrings?|doc ?comments?|typos?|misspell\w*|spelling)\b)`)
 
+// titleMatches reports whether re matches the goal's first line (a commit subject, an issue
+// title): the goal-kind rules read only it, since a body mentions comments, spelling or
+// imports for other reasons (templates, "see comment", a traceback's imports).
+func titleMatches(re *regexp.Regexp, goal string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(goal), "\n")
+	return re.MatchString(first)
+}
+
 // AboutComments reports whether the goal's first line asks about comments or their prose.
 func AboutComments(goal string) bool {
-	first, _, _ := strings.Cut(strings.TrimSpace(goal), "\n")
-	return reCommentIntent.MatchString(first)
+	return titleMatches(reCommentIntent, goal)
 }
 
 // commentLift is the floor a comment line is lifted to under a comments goal, with its own

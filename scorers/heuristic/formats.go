@@ -15,8 +15,7 @@ var reFormatIntent = regexp.MustCompile(`(?i)format[- ]?(string|security)|wforma
 
 // AboutFormatStrings reports whether the goal's first line is about format strings.
 func AboutFormatStrings(goal string) bool {
-	first, _, _ := strings.Cut(strings.TrimSpace(goal), "\n")
-	return reFormatIntent.MatchString(first)
+	return titleMatches(reFormatIntent, goal)
 }
 
 // formatArg is the index of the format argument of the printf family (C, GLib, curses, BSD

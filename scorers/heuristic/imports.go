@@ -17,8 +17,7 @@ var reDeclIntent = regexp.MustCompile(`(?i)implicit[- ](function[- ])?declaratio
 // AboutDeclarations reports whether the goal's first line reports an undeclared or
 // unimported name.
 func AboutDeclarations(goal string) bool {
-	first, _, _ := strings.Cut(strings.TrimSpace(goal), "\n")
-	return reDeclIntent.MatchString(first)
+	return titleMatches(reDeclIntent, goal)
 }
 
 // reImportLine matches a line that brings names into a file: C's #include, import and

@@ -29,8 +29,7 @@ var reSpellingIntent = regexp.MustCompile(`(?i)\b(typos?|misspell\w*|misspelt|sp
 
 // AboutSpelling reports whether the goal's first line asks to fix spelling.
 func AboutSpelling(goal string) bool {
-	first, _, _ := strings.Cut(strings.TrimSpace(goal), "\n")
-	return reSpellingIntent.MatchString(first)
+	return titleMatches(reSpellingIntent, goal)
 }
 
 const (
