@@ -39,8 +39,8 @@ type Analysis struct {
 	// cited and framed are Query.CitedLines for the request's path (code only; see LiftCites).
 	cited  []int
 	framed []bool
-	// misspelt are the lines LiftMisspelt found (nil: not looked for yet).
-	misspelt []int
+	// kindLines are the lines LiftGoalKinds lifts (nil: not looked for yet).
+	kindLines []int
 }
 
 // Analyze scans lines against q. It is linear in the input and allocates per line only for

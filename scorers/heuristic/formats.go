@@ -31,24 +31,16 @@ var formatArg = map[string]int{
 	"Fprintf": 1, "Warnf": 0, "Infof": 0, "Debugf": 0,
 }
 
-// formatLift is the floor such a call's line is lifted to under a format-string goal, the
-// same as the other goal-kind lifts (spellLift, importLift), set before measuring. Debian at
-// 10 / 20 / 30% of tokens, structural: package half A +0.003 / +0.003 / +0.003, half B
-// +0.003 / +0.002 / +0.002, no case down; the dev sets hold no such goal.
-const formatLift = 0.9
-
-// LiftFormatCalls raises, in place, the lines calling a printf-family function with a
-// format that is not a string literal (nor a gettext-wrapped one) as the call's last
-// argument, when q's goal is about format strings.
-func LiftFormatCalls(q *Query, lines []string, scores []float64) {
-	if !q.AboutFormatStrings {
-		return
-	}
+// formatCallLines returns the lines calling a printf-family function with a format that is
+// not a string literal (nor a gettext-wrapped one) as the call's last argument, in order.
+func formatCallLines(lines []string) []int {
+	var out []int
 	for i, l := range lines {
 		if strings.IndexByte(l, '(') >= 0 && nonLiteralFormat(l) {
-			scores[i] = formatLift + (1-formatLift)*scores[i]
+			out = append(out, i)
 		}
 	}
+	return out
 }
 
 // nonLiteralFormat reports whether line l calls a printf-family function whose last
@@ -98,11 +90,7 @@ func callArgs(l string, p int) (args []string, closed bool) {
 	for i := p; i < len(l); i++ {
 		switch c := l[i]; c {
 		case '"', '\'', '`':
-			for i++; i < len(l) && l[i] != c; i++ {
-				if l[i] == '\\' {
-					i++
-				}
-			}
+			i = LiteralEnd(l, i)
 		case '(', '[', '{':
 			depth++
 		case ')', ']', '}':

@@ -40,7 +40,7 @@ func TestLiftFormatCalls(t *testing.T) {
 	q := heuristic.ParseGoal("Fix FTBFS with -Werror=format-security")
 	require.True(t, q.AboutFormatStrings)
 	scores := make([]float64, len(lines))
-	heuristic.LiftFormatCalls(q, lines, scores)
+	heuristic.Analyze(lines, q).LiftGoalKinds(lines, scores, true)
 	for i, v := range scores {
 		if i <= 5 {
 			assert.InDelta(t, 0.9, v, 1e-9, "line %d: %s", i, lines[i])
@@ -49,6 +49,6 @@ func TestLiftFormatCalls(t *testing.T) {
 		}
 	}
 	other := make([]float64, len(lines))
-	heuristic.LiftFormatCalls(heuristic.ParseGoal("fix the exit code"), lines, other)
+	heuristic.Analyze(lines, heuristic.ParseGoal("fix the exit code")).LiftGoalKinds(lines, other, true)
 	assert.Equal(t, make([]float64, len(lines)), other, "no such goal, no lift")
 }

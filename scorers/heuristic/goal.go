@@ -33,12 +33,12 @@ type Query struct {
 	Terms []Term
 	// AboutComments: the goal's first line asks about comments (see LiftComments).
 	AboutComments bool
-	// AboutSpelling: the goal's first line asks to fix spelling (see LiftMisspelt).
+	// AboutSpelling: the goal's first line asks to fix spelling (see LiftGoalKinds).
 	AboutSpelling bool
-	// AboutDeclarations: the goal's first line reports an undeclared name (see LiftImports).
+	// AboutDeclarations: the goal's first line reports an undeclared name (see LiftGoalKinds).
 	AboutDeclarations bool
 	// AboutFormatStrings: the goal's first line is about format strings (see
-	// LiftFormatCalls).
+	// LiftGoalKinds).
 	AboutFormatStrings bool
 	// Cites are the places in files the goal points at (see CitedLines and Analysis.LiftCites).
 	Cites []Cite

@@ -87,13 +87,11 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 		scores = scoreLogs(req.Lines, a, fail)
 	case engine.SourceDocs:
 		scores = scoreStructured(req.Lines, a, docsWeights)
-		a.LiftMisspelt(req.Lines, scores, false)
+		a.LiftGoalKinds(req.Lines, scores, false)
 	default:
 		scores = scoreCode(req.Lines, a)
 		LiftComments(q, req.Lines, scores)
-		a.LiftMisspelt(req.Lines, scores, true)
-		LiftImports(q, req.Lines, scores)
-		LiftFormatCalls(q, req.Lines, scores)
+		a.LiftGoalKinds(req.Lines, scores, true)
 		a.cited, a.framed = q.CitedLines(req.Path, req.Lines)
 		a.LiftCites(req.Lines, scores)
 	}

@@ -25,18 +25,10 @@ func AboutDeclarations(goal string) bool {
 // require at a statement's start.
 var reImportLine = regexp.MustCompile(`^\s*(#\s*include\b|import\b|from\s+\S+\s+import\b|using\s+[\w.]+\s*;|use\s+[\w:]+|(const|let|var)\s+[\w{}, ]+=\s*require\(|require\()`)
 
-// importLift is the floor import lines are lifted to under a declarations goal, with their
-// own score filling the rest. On the Debian fixes' first package half, 0.9 beat 0.75 and
-// 0.6 (structural at 20% of tokens +0.0032, +0.0031, +0.0026); the other half confirmed it
-// (+0.0040, 11 cases up, none down). The dev sets hold no such goal.
-const importLift = 0.9
-
-// LiftImports raises, in place, the lines that import or include names (and the lines of a
-// Go import block) when q's goal reports an undeclared name.
-func LiftImports(q *Query, lines []string, scores []float64) {
-	if !q.AboutDeclarations {
-		return
-	}
+// importLines returns the lines that import or include names, and the lines of a Go
+// import block, in order.
+func importLines(lines []string) []int {
+	var out []int
 	block := false
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
@@ -50,6 +42,7 @@ func LiftImports(q *Query, lines []string, scores []float64) {
 		case !reImportLine.MatchString(l):
 			continue
 		}
-		scores[i] = importLift + (1-importLift)*scores[i]
+		out = append(out, i)
 	}
+	return out
 }

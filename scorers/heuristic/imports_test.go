@@ -40,7 +40,7 @@ func TestLiftImports(t *testing.T) {
 	q := heuristic.ParseGoal("Fix FTBFS: implicit declaration of function strlen")
 	require.True(t, q.AboutDeclarations)
 	scores := make([]float64, len(lines))
-	heuristic.LiftImports(q, lines, scores)
+	heuristic.Analyze(lines, q).LiftGoalKinds(lines, scores, true)
 	for i, v := range scores {
 		if i <= 8 {
 			assert.InDelta(t, 0.9, v, 1e-9, "line %d: %s", i, lines[i])
@@ -49,6 +49,6 @@ func TestLiftImports(t *testing.T) {
 		}
 	}
 	other := make([]float64, len(lines))
-	heuristic.LiftImports(heuristic.ParseGoal("fix the exit code of main"), lines, other)
+	heuristic.Analyze(lines, heuristic.ParseGoal("fix the exit code of main")).LiftGoalKinds(lines, other, true)
 	assert.Equal(t, make([]float64, len(lines)), other, "no such goal, no lift")
 }

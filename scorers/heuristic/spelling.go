@@ -33,10 +33,6 @@ func AboutSpelling(goal string) bool {
 }
 
 const (
-	// spellLift is the floor a line holding a likely misspelling is lifted to under a
-	// spelling goal, with its own score filling the rest: above the comments LiftComments
-	// lifts for the same goal (commentLift) and above all but the best-matching code.
-	spellLift = 0.9
 	// minMisspelt is the shortest word checked: shorter ones are one edit away from too
 	// many words ("teh" aside, four-letter slips are rare in fixes and common in names).
 	minMisspelt = 5
@@ -59,14 +55,8 @@ func proseSpans(l string, out []span) []span {
 	for p := 0; p < len(l); p++ {
 		switch c := l[p]; {
 		case c == '"' || c == '\'' || c == '`':
-			e := p + 1
-			for e < len(l) && l[e] != c {
-				if l[e] == '\\' {
-					e++
-				}
-				e++
-			}
-			out = append(out, span{p + 1, min(e, len(l))})
+			e := LiteralEnd(l, p)
+			out = append(out, span{p + 1, e})
 			p = e
 		case c == '/' && p+1 < len(l) && (l[p+1] == '/' || l[p+1] == '*'),
 			c == '#' && p > 0 && (l[p-1] == ' ' || l[p-1] == '\t'):
@@ -74,6 +64,19 @@ func proseSpans(l string, out []span) []span {
 		}
 	}
 	return out
+}
+
+// LiteralEnd returns the index of the quote that closes the string literal opened by the
+// quote at l[p] (a backslash escapes the byte after it), or len(l) if the line ends first.
+func LiteralEnd(l string, p int) int {
+	q, e := l[p], p+1
+	for e < len(l) && l[e] != q {
+		if l[e] == '\\' {
+			e++
+		}
+		e++
+	}
+	return min(e, len(l))
 }
 
 // inSpans reports whether byte offset p of a line lies in one of spans.
@@ -84,26 +87,6 @@ func inSpans(spans []span, p int) bool {
 		}
 	}
 	return false
-}
-
-// LiftMisspelt raises, in place, the lines holding a likely misspelling when the goal asks
-// to fix spelling, to spellLift plus their own score's share of the rest. code says the
-// lines are code, whose prose is in comments and string literals (misspeltLines). The lines
-// are found once per Analysis, by ScoreWithAnalysis (for code and docs alike), so structural,
-// which lifts its own blend with the same Analysis, only reads them.
-func (a *Analysis) LiftMisspelt(lines []string, scores []float64, code bool) {
-	if !a.Query.AboutSpelling {
-		return
-	}
-	if a.misspelt == nil {
-		a.misspelt = misspeltLines(lines, code)
-		if a.misspelt == nil {
-			a.misspelt = []int{}
-		}
-	}
-	for _, i := range a.misspelt {
-		scores[i] = spellLift + (1-spellLift)*scores[i]
-	}
 }
 
 // MisspeltLines returns the indices of the lines of prose (docs) holding a likely

@@ -3,6 +3,8 @@ package structural
 import (
 	"index/suffixarray"
 	"strings"
+
+	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
 )
 
 // An issue often quotes the message the program printed, and the code builds that message
@@ -143,14 +145,7 @@ func literalPieces(l string, i int, out []piece, minLen, minWords int) []piece {
 		if q != '"' && q != '\'' && q != '`' {
 			continue
 		}
-		e := p + 1
-		for e < len(l) && l[e] != q {
-			if l[e] == '\\' {
-				e++
-			}
-			e++
-		}
-		e = min(e, len(l))
+		e := heuristic.LiteralEnd(l, p)
 		out = splitFormat(l[p+1:e], i, out, minLen, minWords)
 		p = e
 	}
@@ -267,11 +262,7 @@ func bracketDelta(l string) int {
 	for p := 0; p < len(l); p++ {
 		switch c := l[p]; c {
 		case '"', '\'', '`':
-			for p++; p < len(l) && l[p] != c; p++ {
-				if l[p] == '\\' {
-					p++
-				}
-			}
+			p = heuristic.LiteralEnd(l, p)
 		case '(', '[':
 			d++
 		case ')', ']':

@@ -186,7 +186,7 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		for i := range scores {
 			scores[i] = docsBlend*h.Scores[i] + (1-docsBlend)*scores[i]
 		}
-		a.LiftMisspelt(req.Lines, scores, false)
+		a.LiftGoalKinds(req.Lines, scores, false)
 	} else {
 		blendCode(scores, h.Scores, o)
 		// The heuristic's half is lifted already; lifting the blend puts comments above
@@ -203,10 +203,9 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		liftLiterals(req.Goal, req.Lines, scores, comment)
 		// And a message the goal quotes from a format string ranks first (messages.go).
 		liftMessages(req.Goal, req.Lines, scores, comment)
-		// A spelling goal's misspelt lines rank above all of these (heuristic/spelling.go).
-		a.LiftMisspelt(req.Lines, scores, true)
-		heuristic.LiftImports(q, req.Lines, scores)
-		heuristic.LiftFormatCalls(q, req.Lines, scores)
+		// The lines a goal's kind points at (misspelt lines, imports, format calls) rank
+		// above all of these (heuristic/goalkinds.go).
+		a.LiftGoalKinds(req.Lines, scores, true)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }

@@ -1,0 +1,44 @@
+package heuristic
+
+// Some goals name nothing the fix touches but say what kind of fix it is, and the kind points
+// at lines by their shape: a goal asking to fix spelling at the misspelt lines (spelling.go),
+// one reporting an undeclared name at the imports (imports.go), one about format strings at
+// the printf-family calls given a variable (formats.go). Query's About… flags read the kind
+// from the goal's first line (titleMatches).
+
+// goalKindLift is the floor the lines a goal's kind points at are lifted to, with their own
+// score filling the rest: above the comments LiftComments lifts for the same goal
+// (commentLift) and above all but the best-matching code. Each rule measured it on the
+// Debian fixes' first package half and confirmed it on the other (structural RESULTS.md,
+// thirty-seventh, thirty-eighth and fortieth rounds): for declarations 0.9 beat 0.75 and 0.6,
+// for spelling 0.8 and 0.97 were lower.
+const goalKindLift = 0.9
+
+// LiftGoalKinds raises, in place, the lines the goal's kind points at: misspelt lines (in
+// docs and code; in code only comments and string literals are read), and in code the import
+// lines and the format calls. A line two kinds point at is lifted twice. The lines are found
+// once per Analysis, by ScoreWithAnalysis, so structural, which lifts its own blend with the
+// same Analysis, only reads them.
+func (a *Analysis) LiftGoalKinds(lines []string, scores []float64, code bool) {
+	if a.kindLines == nil {
+		a.kindLines = kindLines(a.Query, lines, code)
+	}
+	for _, i := range a.kindLines {
+		scores[i] = goalKindLift + (1-goalKindLift)*scores[i]
+	}
+}
+
+// kindLines returns the lines LiftGoalKinds lifts, kind by kind (never nil).
+func kindLines(q *Query, lines []string, code bool) []int {
+	out := []int{}
+	if q.AboutSpelling {
+		out = append(out, misspeltLines(lines, code)...)
+	}
+	if code && q.AboutDeclarations {
+		out = append(out, importLines(lines)...)
+	}
+	if code && q.AboutFormatStrings {
+		out = append(out, formatCallLines(lines)...)
+	}
+	return out
+}
