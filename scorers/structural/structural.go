@@ -205,6 +205,8 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		liftMessages(req.Goal, req.Lines, scores, comment)
 		// The lines a goal's kind points at (misspelt lines, imports, format calls) rank
 		// above all of these (heuristic/goalkinds.go).
+		// A small import block comes before unrelated code: fixes add imports (imports.go).
+		liftImports(req.Lines, scores, o)
 		a.LiftGoalKinds(req.Lines, scores, true)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
