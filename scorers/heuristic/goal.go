@@ -40,6 +40,9 @@ type Query struct {
 	// AboutFormatStrings: the goal's first line is about format strings (see
 	// LiftGoalKinds).
 	AboutFormatStrings bool
+	// AboutGrammar: the goal's first line asks to fix grammar or wording (see
+	// LiftGoalKinds).
+	AboutGrammar bool
 	// Cites are the places in files the goal points at (see CitedLines and Analysis.LiftCites).
 	Cites []Cite
 	index *termTable // hash of a term or of one of its variants -> index in Terms
@@ -208,7 +211,7 @@ func parseGoal(goal string) *Query {
 
 	q := &Query{AboutComments: AboutComments(goal), AboutSpelling: AboutSpelling(goal),
 		AboutDeclarations: AboutDeclarations(goal), AboutFormatStrings: AboutFormatStrings(goal),
-		Cites: parseCites(goal)}
+		AboutGrammar: AboutGrammar(goal), Cites: parseCites(goal)}
 	for t, a := range terms {
 		// Repetition matters, with diminishing returns; each mention above counted once per
 		// pass, so normalise by the passes that could see it.

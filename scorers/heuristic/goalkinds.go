@@ -2,9 +2,10 @@ package heuristic
 
 // Some goals name nothing the fix touches but say what kind of fix it is, and the kind points
 // at lines by their shape: a goal asking to fix spelling at the misspelt lines (spelling.go),
-// one reporting an undeclared name at the imports (imports.go), one about format strings at
-// the printf-family calls given a variable (formats.go). Query's About… flags read the kind
-// from the goal's first line (titleMatches).
+// one asking to fix spelling, grammar or a comment at the prose slips (slips.go), one
+// reporting an undeclared name at the imports (imports.go), one about format strings at the
+// printf-family calls given a variable (formats.go). Query's About… flags read the kind from
+// the goal's first line (titleMatches).
 
 // goalKindLift is the floor the lines a goal's kind points at are lifted to, with their own
 // score filling the rest: above the comments LiftComments lifts for the same goal
@@ -14,9 +15,10 @@ package heuristic
 // for spelling 0.8 and 0.97 were lower.
 const goalKindLift = 0.9
 
-// LiftGoalKinds raises, in place, the lines the goal's kind points at: misspelt lines (in
-// docs and code; in code only comments and string literals are read), and in code the import
-// lines and the format calls. A line two kinds point at is lifted twice. The lines are found
+// LiftGoalKinds raises, in place, the lines the goal's kind points at: misspelt lines and
+// prose slips (in docs and code; in code only comments and string literals are read), and in
+// code the import lines and the format calls. A line two kinds point at is lifted twice, but
+// a slip on a line already found is not counted again. The lines are found
 // once per Analysis, by ScoreWithAnalysis, so structural, which lifts its own blend with the
 // same Analysis, only reads them.
 func (a *Analysis) LiftGoalKinds(lines []string, scores []float64, code bool) {
@@ -39,6 +41,26 @@ func kindLines(q *Query, lines []string, code bool) []int {
 	}
 	if code && q.AboutFormatStrings {
 		out = append(out, formatCallLines(lines)...)
+	}
+	if q.AboutSpelling || q.AboutGrammar || q.AboutComments {
+		out = appendMissing(out, slipLines(lines, code))
+	}
+	return out
+}
+
+// appendMissing appends to out the lines of add it does not hold yet.
+func appendMissing(out, add []int) []int {
+	if len(add) == 0 {
+		return out
+	}
+	have := make(map[int]bool, len(out))
+	for _, i := range out {
+		have[i] = true
+	}
+	for _, i := range add {
+		if !have[i] {
+			out = append(out, i)
+		}
 	}
 	return out
 }
