@@ -43,6 +43,11 @@ type Query struct {
 	// AboutGrammar: the goal's first line asks to fix grammar or wording (see
 	// LiftGoalKinds).
 	AboutGrammar bool
+	// AboutCrashes: the goal's first line reports a panic or a crash (see LiftGoalKinds).
+	AboutCrashes bool
+	// AboutErrorChecks: the goal's first line asks to handle or check an error (see
+	// LiftGoalKinds).
+	AboutErrorChecks bool
 	// Cites are the places in files the goal points at (see CitedLines and Analysis.LiftCites).
 	Cites []Cite
 	index *termTable // hash of a term or of one of its variants -> index in Terms
@@ -211,7 +216,8 @@ func parseGoal(goal string) *Query {
 
 	q := &Query{AboutComments: AboutComments(goal), AboutSpelling: AboutSpelling(goal),
 		AboutDeclarations: AboutDeclarations(goal), AboutFormatStrings: AboutFormatStrings(goal),
-		AboutGrammar: AboutGrammar(goal), Cites: parseCites(goal)}
+		AboutGrammar: AboutGrammar(goal), AboutCrashes: AboutCrashes(goal),
+		AboutErrorChecks: AboutErrorChecks(goal), Cites: parseCites(goal)}
 	for t, a := range terms {
 		// Repetition matters, with diminishing returns; each mention above counted once per
 		// pass, so normalise by the passes that could see it.

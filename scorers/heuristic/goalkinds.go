@@ -4,8 +4,10 @@ package heuristic
 // at lines by their shape: a goal asking to fix spelling at the misspelt lines (spelling.go),
 // one asking to fix spelling, grammar or a comment at the prose slips (slips.go), one
 // reporting an undeclared name at the imports (imports.go), one about format strings at the
-// printf-family calls given a variable (formats.go). Query's About… flags read the kind from
-// the goal's first line (titleMatches).
+// printf-family calls given a variable (formats.go), and in Go one reporting a panic at the
+// unchecked type assertions (panics.go) and one asking to handle an error at the errors no
+// one reads (errchecks.go). Query's About… flags read the kind from the goal's first line
+// (titleMatches).
 
 // goalKindLift is the floor the lines a goal's kind points at are lifted to, with their own
 // score filling the rest: above the comments LiftComments lifts for the same goal
@@ -17,8 +19,9 @@ const goalKindLift = 0.9
 
 // LiftGoalKinds raises, in place, the lines the goal's kind points at: misspelt lines and
 // prose slips (in docs and code; in code only comments and string literals are read), and in
-// code the import lines and the format calls. A line two kinds point at is lifted twice, but
-// a slip on a line already found is not counted again. The lines are found
+// code the import lines, the format calls, the unchecked type assertions and the unchecked
+// errors. A line two kinds point at is lifted twice, but a slip, an assertion or an error on
+// a line already found is not counted again. The lines are found
 // once per Analysis, by ScoreWithAnalysis, so structural, which lifts its own blend with the
 // same Analysis, only reads them.
 func (a *Analysis) LiftGoalKinds(lines []string, scores []float64, code bool) {
@@ -44,6 +47,12 @@ func kindLines(q *Query, lines []string, code bool) []int {
 	}
 	if q.AboutSpelling || q.AboutGrammar || q.AboutComments {
 		out = appendMissing(out, slipLines(lines, code))
+	}
+	if code && q.AboutCrashes {
+		out = appendMissing(out, uncheckedAssertionLines(lines))
+	}
+	if code && q.AboutErrorChecks {
+		out = appendMissing(out, uncheckedErrorLines(lines))
 	}
 	return out
 }
