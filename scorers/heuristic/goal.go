@@ -48,6 +48,8 @@ type Query struct {
 	// AboutErrorChecks: the goal's first line asks to handle or check an error (see
 	// LiftGoalKinds).
 	AboutErrorChecks bool
+	// AboutLinks: the goal's first line is about a dead or outdated link (see LiftGoalKinds).
+	AboutLinks bool
 	// Cites are the places in files the goal points at (see CitedLines and Analysis.LiftCites).
 	Cites []Cite
 	index *termTable // hash of a term or of one of its variants -> index in Terms
@@ -217,7 +219,8 @@ func parseGoal(goal string) *Query {
 	q := &Query{AboutComments: AboutComments(goal), AboutSpelling: AboutSpelling(goal),
 		AboutDeclarations: AboutDeclarations(goal), AboutFormatStrings: AboutFormatStrings(goal),
 		AboutGrammar: AboutGrammar(goal), AboutCrashes: AboutCrashes(goal),
-		AboutErrorChecks: AboutErrorChecks(goal), Cites: parseCites(goal)}
+		AboutErrorChecks: AboutErrorChecks(goal), AboutLinks: AboutLinks(goal),
+		Cites: parseCites(goal)}
 	for t, a := range terms {
 		// Repetition matters, with diminishing returns; each mention above counted once per
 		// pass, so normalise by the passes that could see it.

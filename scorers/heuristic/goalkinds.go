@@ -2,12 +2,12 @@ package heuristic
 
 // Some goals name nothing the fix touches but say what kind of fix it is, and the kind points
 // at lines by their shape: a goal asking to fix spelling at the misspelt lines (spelling.go),
-// one asking to fix spelling, grammar or a comment at the prose slips (slips.go), one
-// reporting an undeclared name at the imports (imports.go), one about format strings at the
-// printf-family calls given a variable (formats.go), and in Go one reporting a panic at the
-// unchecked type assertions (panics.go) and one asking to handle an error at the errors no
-// one reads (errchecks.go). Query's About… flags read the kind from the goal's first line
-// (titleMatches).
+// one asking to fix spelling, grammar or a comment at the prose slips (slips.go), one about
+// a dead link at the URLs (links.go), one reporting an undeclared name at the imports
+// (imports.go), one about format strings at the printf-family calls given a variable
+// (formats.go), and in Go one reporting a panic at the unchecked type assertions (panics.go)
+// and one asking to handle an error at the errors no one reads (errchecks.go). Query's
+// About… flags read the kind from the goal's first line (titleMatches).
 
 // goalKindLift is the floor the lines a goal's kind points at are lifted to, with their own
 // score filling the rest: above the comments LiftComments lifts for the same goal
@@ -18,10 +18,10 @@ package heuristic
 const goalKindLift = 0.9
 
 // LiftGoalKinds raises, in place, the lines the goal's kind points at: misspelt lines and
-// prose slips (in docs and code; in code only comments and string literals are read), and in
-// code the import lines, the format calls, the unchecked type assertions and the unchecked
-// errors. A line two kinds point at is lifted twice, but a slip, an assertion or an error on
-// a line already found is not counted again. The lines are found
+// prose slips (in docs and code; in code only comments and string literals are read), URLs,
+// and in code the import lines, the format calls, the unchecked type assertions and the
+// unchecked errors. A line two kinds point at is lifted twice, but a slip, a URL, an
+// assertion or an error on a line already found is not counted again. The lines are found
 // once per Analysis, by ScoreWithAnalysis, so structural, which lifts its own blend with the
 // same Analysis, only reads them.
 func (a *Analysis) LiftGoalKinds(lines []string, scores []float64, code bool) {
@@ -47,6 +47,9 @@ func kindLines(q *Query, lines []string, code bool) []int {
 	}
 	if q.AboutSpelling || q.AboutGrammar || q.AboutComments {
 		out = appendMissing(out, slipLines(lines, code))
+	}
+	if q.AboutLinks {
+		out = appendMissing(out, urlLines(lines))
 	}
 	if code && q.AboutCrashes {
 		out = appendMissing(out, uncheckedAssertionLines(lines))

@@ -1,0 +1,35 @@
+package heuristic
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A goal that reports a dead or moved link ("chore: fix dead link", "Update homepage URL",
+// "fix broken links in docs") names the page, not the line: the line to change is the one
+// that holds a URL.
+//
+// Evidence is thin: one commits.dev goal ("chore: fix dead link", the URL in a comment, 0 → 1
+// at 10, 20 and 30% of tokens, structural and heuristic), one Debian goal ("Fix links to
+// cargo-doc", which does not move); code.dev, docs.dev and logs.dev unchanged (RESULTS.md,
+// forty-first round).
+
+// reLinkIntent matches a goal's first line about a dead, broken or outdated link or URL; not
+// "linking" or "link against", which are the linker's.
+var reLinkIntent = regexp.MustCompile(`(?i)\b(dead|broken|stale|outdated|old|wrong|invalid|incorrect|bad|moved|obsolete|fix(e[sd])?|update[sd]?|correct(s|ed)?)\s+(the\s+)?(\w+\s+)?(links?|urls?|hyperlinks?)\b|\b(links?|urls?)\s+((is|are|was|were)\s+)?(dead|broken|outdated|moved|obsolete)\b`)
+
+// AboutLinks reports whether the goal's first line is about a dead, broken or outdated link.
+func AboutLinks(goal string) bool {
+	return titleMatches(reLinkIntent, goal)
+}
+
+// urlLines returns, in order, the lines that hold a URL.
+func urlLines(lines []string) []int {
+	var out []int
+	for i, l := range lines {
+		if strings.Contains(l, "://") && (strings.Contains(l, "http://") || strings.Contains(l, "https://") || strings.Contains(l, "ftp://")) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
