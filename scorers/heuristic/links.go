@@ -12,7 +12,7 @@ import (
 // Evidence is thin: one commits.dev goal ("chore: fix dead link", the URL in a comment, 0 → 1
 // at 10, 20 and 30% of tokens, structural and heuristic), one Debian goal ("Fix links to
 // cargo-doc", which does not move); code.dev, docs.dev and logs.dev unchanged (RESULTS.md,
-// forty-first round).
+// forty-third round).
 
 // reLinkIntent matches a goal's first line about a dead, broken or outdated link or URL; not
 // "linking" or "link against", which are the linker's.

@@ -16,7 +16,7 @@ import (
 // none down). No Debian fix moves (no Go file under such a goal holds one); the same shape
 // read in C, a call that may return NULL assigned and not tested on the next line, was
 // neutral there (+0.0006 / +0.0002 / -0.0004 pooled, 4/7 cases at 20%) and is not used.
-// RESULTS.md, forty-first round.
+// RESULTS.md, forty-third round.
 
 // reCrashIntent matches a goal's first line that reports a panic, crash or nil dereference.
 var reCrashIntent = regexp.MustCompile(`(?i)\b(panic(s|ked|king)?|crash(es|ed|ing)?|segfaults?|segmentation fault|nil (pointer|dereference|deref|map)|null (pointer|dereference|deref))\b`)
