@@ -30,7 +30,7 @@ func Manifest(m *Model, threshold float64, kindThresholds map[string]float64, na
 	return &manifest.Manifest{
 		Name:        name,
 		Version:     version,
-		Description: "line relevance from lexical, structural, positional and source-type features (per-kind experts with boosted trees)",
+		Description: "line relevance from lexical, structural, positional and source-type features (one expert per source kind over its base scorer's score, learned corrections and boosted trees where they hold under cross-validation)",
 		Family:      manifest.FamilyLineFeatures,
 		Model:       ONNXFile,
 		Threshold:   threshold,
