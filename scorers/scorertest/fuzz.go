@@ -41,6 +41,10 @@ func Fuzz(f *testing.F, newScorer func() engine.Scorer) {
 	// Goals about undeclared names and format strings over includes and printf-family calls
 	// (one cut off at the line's end): the heuristic's import and format-call lifts.
 	f.Add("#include <stdio.h>\nimport (\n\t\"fmt\"\n)\nprintf(msg);\nfmt.Printf(s)\nsprintf(buf, (x\n", "Fix FTBFS: implicit declaration and -Werror=format-security", uint8(0), uint8(6))
+	// Prose slips under a comment goal, URLs under a dead-link goal, Go's unchecked type
+	// assertions and errors under panic and error goals (one assertion cut off), and a small
+	// import block the structural floor lifts.
+	f.Add("package p\n\nimport \"os\"\n\n// returns a the hasher, it doesnt matter\n// see https://example.com/old\nv := ctx.Value(k).(*R)\nerr = f()\n_ = g()\nx, _ := h()\nw := y.(\n", "fix comment, dead link; panic: nil deref; handle error", uint8(0), uint8(1))
 	s := newScorer()
 	if c, ok := s.(interface{ Close() error }); ok {
 		f.Cleanup(func() { _ = c.Close() })
