@@ -18,9 +18,14 @@ import (
 // "linking" or "link against", which are the linker's.
 var reLinkIntent = regexp.MustCompile(`(?i)\b(dead|broken|stale|outdated|old|wrong|invalid|incorrect|bad|moved|obsolete|fix(e[sd])?|update[sd]?|correct(s|ed)?)\s+(the\s+)?(\w+\s+)?(links?|urls?|hyperlinks?)\b|\b(links?|urls?)\s+((is|are|was|were)\s+)?(dead|broken|outdated|moved|obsolete)\b`)
 
+// reLinkerGoal matches a first line about the linker's link step ("Fix link error with
+// gcc-10", "fix link failure on armel"), which reLinkIntent's "fix … link" would take for a
+// dead link: the URLs in such a file are its licence header, not the fix.
+var reLinkerGoal = regexp.MustCompile(`(?i)\blink(age|ing|er)?[\s-]+(time\s+)?(errors?|failures?|fails?|failed|issues?|problems?)\b|undefined reference`)
+
 // AboutLinks reports whether the goal's first line is about a dead, broken or outdated link.
 func AboutLinks(goal string) bool {
-	return titleMatches(reLinkIntent, goal)
+	return titleMatches(reLinkIntent, goal) && !titleMatches(reLinkerGoal, goal)
 }
 
 // urlLines returns, in order, the lines that hold a URL.

@@ -18,6 +18,9 @@ func TestAboutLinks(t *testing.T) {
 		"link against libm":                    false,
 		"fix symlink handling\n\nbroken link":  false,
 		"Add a link to the changelog":          false,
+		"Fix link error with gcc-10":           false,
+		"fix link failure on armel":            false,
+		"Fix link-time errors":                 false,
 	} {
 		assert.Equal(t, want, heuristic.AboutLinks(goal), goal)
 	}
