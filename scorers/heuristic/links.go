@@ -23,9 +23,15 @@ var reLinkIntent = regexp.MustCompile(`(?i)\b(dead|broken|stale|outdated|old|wro
 // dead link: the URLs in such a file are its licence header, not the fix.
 var reLinkerGoal = regexp.MustCompile(`(?i)\blink(age|ing|er)?[\s-]+(time\s+)?(errors?|failures?|fails?|failed|issues?|problems?)\b|undefined reference`)
 
+// reURLHandling matches a first line about what the code does with URLs it is given ("Fix
+// handling of invalid empty URLs", "reject invalid URLs", "parse URLs with a port"): the
+// fix is in the parser or the validator, and the URLs written in the file (a licence
+// header, a doc link) are not it.
+var reURLHandling = regexp.MustCompile(`(?i)\b(handl(e|es|ed|ing)|pars(e|es|ed|er|ing)|validat\w*|accept\w*|reject\w*|allow\w*|normali[sz]\w*|encod\w*|decod\w*|escap\w*|resolv\w*|match(es|ed|ing)?)\b`)
+
 // AboutLinks reports whether the goal's first line is about a dead, broken or outdated link.
 func AboutLinks(goal string) bool {
-	return titleMatches(reLinkIntent, goal) && !titleMatches(reLinkerGoal, goal)
+	return titleMatches(reLinkIntent, goal) && !titleMatches(reLinkerGoal, goal) && !titleMatches(reURLHandling, goal)
 }
 
 // urlLines returns, in order, the lines that hold a URL.

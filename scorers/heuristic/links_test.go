@@ -21,6 +21,9 @@ func TestAboutLinks(t *testing.T) {
 		"Fix link error with gcc-10":           false,
 		"fix link failure on armel":            false,
 		"Fix link-time errors":                 false,
+		"Fix handling of invalid empty URLs":   false,
+		"reject invalid URLs with a space":     false,
+		"fix parsing of bad URLs":              false,
 	} {
 		assert.Equal(t, want, heuristic.AboutLinks(goal), goal)
 	}
