@@ -208,6 +208,11 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		// A small import block comes before unrelated code: fixes add imports (imports.go).
 		liftImports(req.Lines, scores, o)
 		a.LiftGoalKinds(req.Lines, scores, true)
+		// A goal that matches nothing leaves the outline alone to rank; the head leads it
+		// (nomatch.go).
+		if matchesNothing(h.Scores) {
+			leanHead(scores)
+		}
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, nil
 }
