@@ -41,6 +41,9 @@ type Analysis struct {
 	framed []bool
 	// kindLines are the lines LiftGoalKinds lifts (nil: not looked for yet).
 	kindLines []int
+	// buildLines are the lines a build goal points at that no other kind lifts (see
+	// LiftGoalKinds and BuildLines).
+	buildLines []int
 }
 
 // Analyze scans lines against q. It is linear in the input and allocates per line only for

@@ -22,20 +22,22 @@ func TestAboutFormatStrings(t *testing.T) {
 }
 
 func TestLiftFormatCalls(t *testing.T) {
+	// The calls are indented, as in a function body: at the margin, the build kind the goal's
+	// FTBFS also asks for would take them for file-scope declarations (builds.go).
 	lines := []string{
-		`printf(msg);`,                             // 0: the format is a variable
-		`fprintf(stderr, buf);`,                    // 1
-		`snprintf(out, sizeof(out), fmt);`,         // 2
-		`syslog(LOG_ERR, message);`,                // 3
-		`fmt.Printf(s)`,                            // 4: Go
-		`t.Errorf(msg)`,                            // 5
-		`printf("%s", msg);`,                       // 6: a literal format
-		`printf(_("done\n"));`,                     // 7: a translated literal
-		`fprintf(stderr, "%s: %s\n", prog, msg);`,  // 8
-		`printf(fmt, a, b);`,                       // 9: arguments follow: a vprintf-style wrapper
-		`sprintf(buf, msg`,                         // 10: the call goes on past the line
-		`log_printf(msg);`,                         // 11: not of the family
-		`fmt.Sprintf("%d", strings.Count(s, ","))`, // 12
+		`	printf(msg);`,                             // 0: the format is a variable
+		`	fprintf(stderr, buf);`,                    // 1
+		`	snprintf(out, sizeof(out), fmt);`,         // 2
+		`	syslog(LOG_ERR, message);`,                // 3
+		`	fmt.Printf(s)`,                            // 4: Go
+		`	t.Errorf(msg)`,                            // 5
+		`	printf("%s", msg);`,                       // 6: a literal format
+		`	printf(_("done\n"));`,                     // 7: a translated literal
+		`	fprintf(stderr, "%s: %s\n", prog, msg);`,  // 8
+		`	printf(fmt, a, b);`,                       // 9: arguments follow: a vprintf-style wrapper
+		`	sprintf(buf, msg`,                         // 10: the call goes on past the line
+		`	log_printf(msg);`,                         // 11: not of the family
+		`	fmt.Sprintf("%d", strings.Count(s, ","))`, // 12
 	}
 	q := heuristic.ParseGoal("Fix FTBFS with -Werror=format-security")
 	require.True(t, q.AboutFormatStrings)

@@ -50,6 +50,8 @@ type Query struct {
 	AboutErrorChecks bool
 	// AboutLinks: the goal's first line is about a dead or outdated link (see LiftGoalKinds).
 	AboutLinks bool
+	// AboutBuilds: the goal's first line reports a build failure (see LiftGoalKinds).
+	AboutBuilds bool
 	// Cites are the places in files the goal points at (see CitedLines and Analysis.LiftCites).
 	Cites []Cite
 	index *termTable // hash of a term or of one of its variants -> index in Terms
@@ -220,7 +222,8 @@ func parseGoal(goal string) *Query {
 		AboutDeclarations: AboutDeclarations(goal), AboutFormatStrings: AboutFormatStrings(goal),
 		AboutGrammar: AboutGrammar(goal), AboutCrashes: AboutCrashes(goal),
 		AboutErrorChecks: AboutErrorChecks(goal), AboutLinks: AboutLinks(goal),
-		Cites: parseCites(goal)}
+		AboutBuilds: AboutBuilds(goal),
+		Cites:       parseCites(goal)}
 	for t, a := range terms {
 		// Repetition matters, with diminishing returns; each mention above counted once per
 		// pass, so normalise by the passes that could see it.

@@ -8,7 +8,8 @@ import (
 )
 
 // BenchmarkGoalKindLines measures the line search of the goal kinds that read every line of
-// real Go code (slips, URLs, type assertions, unchecked errors), each under its goal.
+// real Go code (slips, URLs, type assertions, unchecked errors, file-scope declarations),
+// each under its goal.
 func BenchmarkGoalKindLines(b *testing.B) {
 	lines := benchLines(b, 10000)
 	size := int64(len(strings.Join(lines, "\n")))
@@ -17,6 +18,7 @@ func BenchmarkGoalKindLines(b *testing.B) {
 		"urls":   "chore: fix dead link",
 		"panics": "fix panic when the config is empty",
 		"errors": "handle error returned by Close",
+		"builds": "Fix FTBFS with GCC-10",
 	} {
 		b.Run(name, func(b *testing.B) {
 			q := heuristic.ParseGoal(goal)
