@@ -21,8 +21,8 @@ func noMatchC() []string {
 	return engine.SplitLines(b.String())
 }
 
-// TestNoMatchLeansOnTheHead: a goal that matches nothing in the file ("Fix FTBFS with
-// GCC-10") ranks the file's head first, its outline still first among lines at about the
+// TestNoMatchLeansOnTheHead: a goal that matches nothing in the file ("Fix Python 3.12
+// compatibility" in C) ranks the file's head first, its outline still first among lines at about the
 // same place; a goal that matches leaves the order to the match.
 func TestNoMatchLeansOnTheHead(t *testing.T) {
 	lines := noMatchC()
@@ -43,10 +43,19 @@ func TestNoMatchLeansOnTheHead(t *testing.T) {
 	global := line("int counter;", 0)
 
 	t.Run("nothing matches", func(t *testing.T) {
-		s := scoreCode(t, lines, "Fix FTBFS with GCC-10", "src/steps.c").Scores
+		s := scoreCode(t, lines, "Fix Python 3.12 compatibility", "src/steps.c").Scores
 		assert.Greater(t, s[firstBody], s[lastBody], "the head's body before the same body at the end")
 		assert.Greater(t, s[global], s[lastBody], "a global of the head before the last body")
 		assert.Greater(t, s[global], s[line("int step_19(", 0)], "the head before the last signature")
+		assert.Greater(t, s[secondSig], s[firstBody], "a signature before the body just above it")
+	})
+	// A build goal lifts the includes and globals by their shape (heuristic/builds.go); the
+	// rest of the file still matches nothing, so the head still leads it.
+	t.Run("a build goal", func(t *testing.T) {
+		s := scoreCode(t, lines, "Fix FTBFS with GCC-10", "src/steps.c").Scores
+		assert.Greater(t, s[global], s[line("int step_0(", 0)], "the global before every signature")
+		assert.Greater(t, s[line("#include <stdlib.h>", 0)], s[line("int step_0(", 0)], "an include before every signature")
+		assert.Greater(t, s[firstBody], s[lastBody], "the head's body before the same body at the end")
 		assert.Greater(t, s[secondSig], s[firstBody], "a signature before the body just above it")
 	})
 	t.Run("a goal that matches", func(t *testing.T) {

@@ -209,8 +209,8 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		liftImports(req.Lines, scores, o)
 		a.LiftGoalKinds(req.Lines, scores, true)
 		// A goal that matches nothing leaves the outline alone to rank; the head leads it
-		// (nomatch.go).
-		if matchesNothing(h.Scores) {
+		// (nomatch.go). A build goal's lines are found by shape, not by its words.
+		if matchesNothing(h.Scores, a.BuildLines()) {
 			leanHead(scores)
 		}
 	}
