@@ -41,6 +41,10 @@ func Fuzz(f *testing.F, newScorer func() engine.Scorer) {
 	// Goals about undeclared names and format strings over includes and printf-family calls
 	// (one cut off at the line's end): the heuristic's import and format-call lifts.
 	f.Add("#include <stdio.h>\nimport (\n\t\"fmt\"\n)\nprintf(msg);\nfmt.Printf(s)\nsprintf(buf, (x\n", "Fix FTBFS: implicit declaration and -Werror=format-security", uint8(0), uint8(6))
+	// A build goal over file-scope declarations (an extern, a prototype, a global with a
+	// trailing comment, one cut off, a statement at the margin) and nothing else the goal
+	// says: the heuristic's build lift, and structural's head that it must not take away.
+	f.Add("#include <stdint.h>\nextern int debug;\nint parse(const char *);\nchar *progname; /* argv[0] */\nstatic int x = \nreturn 0;\nint main(void)\n{\n\treturn parse(progname);\n}\n", "Fix FTBFS with GCC-10", uint8(0), uint8(1))
 	// Prose slips under a comment goal, URLs under a dead-link goal, Go's unchecked type
 	// assertions and errors under panic and error goals (one assertion cut off), and a small
 	// import block the structural floor lifts.
