@@ -67,6 +67,10 @@ reference are always available, and so is oracle: the case's gold lines score 1 
 less, by their distance to one), so its recall is the most the engine's selection can keep at
 a budget (named in --scorers only; a run without --scorers leaves it out). See benchmarks/README.md for the metrics and the JSON schema.
 
+Examples:
+  pruner bench --scorers heuristic,structural --limit 20 --parallel 1
+  pruner bench --scorers heuristic,structural --modes budget --budgets 0.2 --compare heuristic,structural
+
 Flags:
 `)
 		fs.PrintDefaults()

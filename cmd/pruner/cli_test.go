@@ -95,3 +95,53 @@ func TestPruneCommandBudgetDecides(t *testing.T) {
 	assert.Greater(t, kept, budget, "a floor the reader set still binds")
 	assert.Contains(t, warnings, "token_budget_exceeded")
 }
+
+// TestHelpShowsExamplesThatParse: every command's --help has an Examples section, and each
+// flag an example passes to a pruner command is one that command's --help lists, so an
+// example cannot go stale when a flag is renamed.
+func TestHelpShowsExamplesThatParse(t *testing.T) {
+	help := func(t *testing.T, name string) string {
+		t.Helper()
+		code, stdout, stderr := runCLI(t, "", name, "--help")
+		require.Equal(t, 0, code, stderr)
+		return stdout + stderr
+	}
+	isCommand := map[string]bool{}
+	for _, c := range commands() {
+		isCommand[c.name] = true
+	}
+	for _, c := range commands() {
+		if c.name == "version" {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			text := help(t, c.name)
+			_, examples, ok := strings.Cut(text, "\nExamples:\n")
+			require.True(t, ok, "no Examples section:\n%s", text)
+			examples, _, _ = strings.Cut(examples, "\n\n")
+			require.Contains(t, examples, "pruner "+c.name)
+			for _, line := range strings.Split(examples, "\n") {
+				line, _, _ = strings.Cut(line, " # ")
+				words := strings.Fields(line)
+				for i, w := range words {
+					if w != "pruner" || i+1 >= len(words) || !isCommand[words[i+1]] {
+						continue // "claude mcp add pruner -- …" names the server, not a command
+					}
+					sub := words[i+1]
+					subHelp := help(t, sub)
+					for _, arg := range words[i+2:] {
+						if arg == "|" || arg == "<" {
+							break
+						}
+						name, isFlag := strings.CutPrefix(arg, "--")
+						if !isFlag {
+							continue
+						}
+						name, _, _ = strings.Cut(name, "=")
+						assert.Regexp(t, `(?m)^  -`+name+`( |$)`, subHelp, "%q: pruner %s has no flag --%s", line, sub, name)
+					}
+				}
+			}
+		})
+	}
+}

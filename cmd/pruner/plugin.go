@@ -184,6 +184,10 @@ func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
   pruner plugin checksum FILE  print the SHA-256 to pin as "sha256" in the plugins file
 
 'pruner scorers' lists the names.
+
+Examples:
+  pruner plugin checksum /opt/pruner/errfirst   # then pin it in plugins.json
+  pruner serve --scorer plugin:builtin/structural  # structural in a child process
 `)
 	}
 	if err := fs.Parse(args); err != nil {

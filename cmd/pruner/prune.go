@@ -42,6 +42,10 @@ unchanged and say why in the warnings (on stderr without --json). Nothing is kep
 command exits: a marker's prune_id is recoverable only from a server (pruner serve, stdio);
 here, the file itself is the original.
 
+Examples:
+  pruner prune engine/select.go --goal "why does fillCheapGaps keep a cut run?" --token-budget 600
+  go test ./... 2>&1 | pruner prune - --source-type logs --goal "which test fails and why" --json
+
 Flags:
 `)
 		fs.PrintDefaults()

@@ -32,6 +32,10 @@ each built-in again as an out-of-process plugin (plugin:builtin/NAME), the plugi
 models/linerank, run by onnxruntime) and swepruner:URL (a SWE-Pruner model server). For each:
 where it runs, its default keep threshold and what it does.
 
+Examples:
+  pruner scorers
+  pruner scorers --plugins plugins.json --json
+
 Flags:
 `)
 		fs.PrintDefaults()

@@ -147,6 +147,12 @@ Serves the prune_text, recover_text and health tools over HTTP:
   GET  /health  status (seed fields plus SWE-Pruner's status/model_loaded)
 Logs go to stderr; the first one says addr=HOST:PORT. SIGINT/SIGTERM finish in-flight requests.
 
+Examples:
+  pruner serve                                  # 127.0.0.1:8006, default scorers
+  pruner serve --port 0 --scorer heuristic      # a free port, logged as addr=...
+  pruner serve --host 0.0.0.0 --auth-token "$TOKEN"
+  curl -s -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' http://127.0.0.1:8006/rpc
+
 Flags:
 `)
 		fs.PrintDefaults()

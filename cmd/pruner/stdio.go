@@ -31,6 +31,10 @@ Serves the prune_text, recover_text and health tools as an MCP server over stdin
 Logs go to stderr. When stdin ends, the calls already read are answered before it exits,
 so 'pruner stdio < requests.jsonl' prints every answer.
 
+Examples:
+  claude mcp add pruner -- pruner stdio       # or "command": "pruner", "args": ["stdio"]
+  pruner stdio --ttl 30m < requests.jsonl     # one JSON-RPC message per line, initialize first
+
 Flags:
 `)
 		fs.PrintDefaults()

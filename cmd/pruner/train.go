@@ -57,6 +57,10 @@ Trains the line-relevance model of the onnx scorer family on labelled cases (the
 writes <out>/model.onnx, <out>/model.json and <out>/MODEL_CARD.md. Same data and flags give
 the same model bytes.
 
+Examples:
+  pruner train --out models/linerank          # what make train runs
+  pruner train --folds 0 --out /tmp/linerank  # no cross-validation, faster
+
 Flags:
 `)
 		fs.PrintDefaults()
