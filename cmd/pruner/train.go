@@ -69,13 +69,8 @@ Flags:
 		return err
 	}
 	cfg.Seed = *seed
-	if cfg.Epochs < 1 || cfg.Hidden < 1 || *folds < 0 || *folds == 1 {
-		return usagef("--epochs >= 1, --hidden >= 1, --folds 0 or >= 2")
-	}
-	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-	if cfg.Trees < 0 || cfg.Depth < 1 || cfg.Depth > train.MaxTreeDepth || !finite(cfg.Shrink) || !finite(cfg.Lambda) || !finite(cfg.MinLeafHess) ||
-		cfg.Shrink <= 0 || cfg.Lambda < 0 || cfg.MinLeafHess < 0 {
-		return usagef("--trees >= 0, --depth 1 to %d, --shrink > 0, --lambda >= 0, --min-leaf-hess >= 0 (finite numbers)", train.MaxTreeDepth)
+	if err := checkTrainNumbers(cfg, *folds); err != nil {
+		return err
 	}
 	if len(data) == 0 {
 		dir := *dataDir
@@ -167,4 +162,30 @@ func kindsFlag(fs *flag.FlagSet, name, whose string, dst *[]string) {
 		}
 		return nil
 	})
+}
+
+// checkTrainNumbers refuses the first numeric flag out of its range, naming it with its value:
+// a message listing every rule at once left the user to find which value broke one.
+func checkTrainNumbers(cfg train.Config, folds int) error {
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	for _, c := range []struct {
+		bad  bool
+		flag string
+		want string
+		got  any
+	}{
+		{cfg.Epochs < 1, "epochs", ">= 1", cfg.Epochs},
+		{cfg.Hidden < 1, "hidden", ">= 1", cfg.Hidden},
+		{folds < 0 || folds == 1, "folds", "0 (no cross-validation) or >= 2", folds},
+		{cfg.Trees < 0, "trees", ">= 0", cfg.Trees},
+		{cfg.Depth < 1 || cfg.Depth > train.MaxTreeDepth, "depth", fmt.Sprintf("1 to %d", train.MaxTreeDepth), cfg.Depth},
+		{!finite(cfg.Shrink) || cfg.Shrink <= 0, "shrink", "a finite number > 0", cfg.Shrink},
+		{!finite(cfg.Lambda) || cfg.Lambda < 0, "lambda", "a finite number >= 0", cfg.Lambda},
+		{!finite(cfg.MinLeafHess) || cfg.MinLeafHess < 0, "min-leaf-hess", "a finite number >= 0", cfg.MinLeafHess},
+	} {
+		if c.bad {
+			return usagef("--%s must be %s, got %v", c.flag, c.want, c.got)
+		}
+	}
+	return nil
 }

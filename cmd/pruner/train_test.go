@@ -48,6 +48,15 @@ func TestTrainRejectsBadFlagsBeforeTraining(t *testing.T) {
 		{"lambda NaN", []string{"--lambda", "NaN"}, "lambda"},
 		{"min-leaf-hess infinite", []string{"--min-leaf-hess", "+Inf"}, "min-leaf-hess"},
 		{"unknown baseline", []string{"--folds", "2", "--baselines", "heuristic,structual"}, "structual"},
+		// Each numeric flag out of range is named alone, with its value.
+		{"one fold", []string{"--folds", "1"}, "--folds must be 0 (no cross-validation) or >= 2, got 1"},
+		{"negative folds", []string{"--folds", "-1"}, "--folds must be 0 (no cross-validation) or >= 2, got -1"},
+		{"no epochs", []string{"--epochs", "0"}, "--epochs must be >= 1, got 0"},
+		{"no hidden units", []string{"--hidden", "0"}, "--hidden must be >= 1, got 0"},
+		{"negative trees", []string{"--trees", "-2"}, "--trees must be >= 0, got -2"},
+		{"too deep", []string{"--depth", "9"}, "--depth must be 1 to 8, got 9"},
+		{"shrink zero", []string{"--shrink", "0"}, "--shrink must be a finite number > 0, got 0"},
+		{"lambda negative", []string{"--lambda", "-1"}, "--lambda must be a finite number >= 0, got -1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
