@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -107,7 +108,7 @@ Flags:
 	}
 	res, err := b.engine.Prune(ctx, req)
 	if err != nil {
-		return usagef("%v", err)
+		return usagef("%v", inFlagTerms(fs, err))
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -162,4 +163,30 @@ func guessSourceType(path string) engine.SourceType {
 		return engine.SourceDocs
 	}
 	return engine.SourceCode
+}
+
+// inFlagTerms says an invalid request field as the flag that set it ("--max-prune-ratio must
+// be a number between 0 and 1", not "invalid options.max_prune_ratio: …"): the person at the
+// command line typed the flag and never saw the field.
+func inFlagTerms(fs *flag.FlagSet, err error) error {
+	var fe *engine.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	var name string
+	switch fe.Field {
+	case "options.max_prune_ratio":
+		name = "max-prune-ratio"
+	case "options.min_keep_lines":
+		name = "min-keep-lines"
+	case "options.timeout_ms":
+		name = "timeout-ms"
+	case "threshold":
+		name = "threshold"
+	case "token_budget":
+		name = "token-budget"
+	default:
+		return err
+	}
+	return fmt.Errorf("--%s %s, got %s", name, fe.Problem, fs.Lookup(name).Value)
 }

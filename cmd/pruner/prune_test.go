@@ -89,7 +89,12 @@ func TestPruneCommandErrors(t *testing.T) {
 		{"blank goal", []string{"prune", path, "--goal", " \t "}, 2, "--goal is required, and not blank"},
 		{"two files", []string{"prune", path, path, "--goal", "x"}, 2, "at most one FILE"},
 		{"bad source type", []string{"prune", path, "--goal", "x", "--source-type", "prose"}, 2, "--source-type"},
-		{"bad ratio", []string{"prune", path, "--goal", "x", "--max-prune-ratio", "2"}, 2, "max_prune_ratio"},
+		// An invalid option is said as the flag the user typed, with its value.
+		{"bad ratio", []string{"prune", path, "--goal", "x", "--max-prune-ratio", "2"}, 2, "pruner prune: --max-prune-ratio must be a number between 0 and 1, got 2\n"},
+		{"bad min keep", []string{"prune", path, "--goal", "x", "--min-keep-lines", "-1"}, 2, "pruner prune: --min-keep-lines must be an integer >= 0, got -1\n"},
+		{"bad timeout", []string{"prune", path, "--goal", "x", "--timeout-ms", "0"}, 2, "pruner prune: --timeout-ms must be an integer >= 1, got 0\n"},
+		{"bad threshold", []string{"prune", path, "--goal", "x", "--threshold", "1.5"}, 2, "pruner prune: --threshold must be a number between 0 and 1, got 1.5\n"},
+		{"bad budget", []string{"prune", path, "--goal", "x", "--token-budget", "-5"}, 2, "pruner prune: --token-budget must be an integer >= 0, got -5\n"},
 		{"unknown scorer", []string{"prune", path, "--goal", "x", "--scorer", "nope"}, 2, "unknown scorer"},
 		{"missing file", []string{"prune", filepath.Join(t.TempDir(), "nope.go"), "--goal", "x"}, 1, "no such file"},
 		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
