@@ -111,9 +111,6 @@ func TestHelpShowsExamplesThatParse(t *testing.T) {
 		isCommand[c.name] = true
 	}
 	for _, c := range commands() {
-		if c.name == "version" {
-			continue
-		}
 		t.Run(c.name, func(t *testing.T) {
 			text := help(t, c.name)
 			_, examples, ok := strings.Cut(text, "\nExamples:\n")

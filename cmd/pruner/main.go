@@ -159,7 +159,21 @@ func (e env) int64(name, flag string, lo, hi int64, want string, set func(int64)
 	return nil
 }
 
-func runVersion(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) error {
+func runVersion(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: pruner version
+
+Prints the version (also: pruner --version, pruner -v). It takes no flags.
+
+Examples:
+  pruner version
+`)
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
 	_, err := fmt.Fprintf(stdout, "pruner %s\n", version)
 	return err
 }

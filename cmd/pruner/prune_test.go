@@ -146,6 +146,14 @@ func TestHelpAndVersion(t *testing.T) {
 		assert.Equal(t, 0, code, arg)
 		assert.Equal(t, "pruner "+version+"\n", out, arg)
 	}
+	// version --help explains the command instead of running it; arguments are refused.
+	code, out, stderr = runCLI(t, "", "version", "--help")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, out)
+	assert.Contains(t, stderr, "Usage: pruner version")
+	code, _, stderr = runCLI(t, "", "version", "extra")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "unexpected arguments")
 }
 
 func mustRead(t *testing.T, path string) string {
