@@ -21,7 +21,7 @@ import (
 // never seen before takes a millisecond of CPU, against a tenth of that for the request's
 // I/O), that P mostly idles while the queue waits, so the bound widens while the recent
 // prunes' mean wall time is at least heavyPrune, and narrows again once it falls below
-// lightPrune.
+// lightPrune. It is also wide while crowdedQueue or more requests wait.
 type admission struct {
 	narrow, wide int
 	log          *slog.Logger // nil: no log of the bound's changes
@@ -53,12 +53,34 @@ func newAdmission(narrow, wide int) *admission {
 	return &admission{narrow: narrow, wide: max(narrow, wide)}
 }
 
+// crowdedQueue is the number of waiting requests at which an adaptive bound also widens,
+// however cheap its prunes, until the queue is shorter again. The spare P that the narrow
+// bound keeps reads requests as they come, which shortens the tail when few wait; with this
+// many in line, each waits behind several prunes anyway, and the P does more good pruning.
+// On 2 cores, 200-line prunes of one text (benchmarks/RESULTS.md, session 35), a fixed bound
+// of 2 against 1 at 4 / 8 / 16 / 32 clients: prunes/s +13–34% / +20% / +33–42% / +32–58%,
+// p99 +0.2–0.8 / +0.3–0.7 / −0.8–+0.1 / −1.5–+1.1 ms: the second slot pays its tail cost
+// only at 8 clients and fewer, where no more than 7 wait.
+const crowdedQueue = 8
+
 // limit is the bound now. The caller holds a.mu.
 func (a *admission) limit() int {
-	if a.widened {
+	if a.widened || len(a.queue) >= crowdedQueue {
 		return a.wide
 	}
 	return a.narrow
+}
+
+// grant hands free slots to the waiters, first come first, up to the bound. The caller
+// holds a.mu.
+func (a *admission) grant() {
+	for len(a.queue) > 0 && a.running < a.limit() {
+		ready := a.queue[0]
+		a.queue[0] = nil
+		a.queue = a.queue[1:]
+		a.running++
+		ready <- struct{}{}
+	}
 }
 
 // prune runs eng.Prune once a slot is free. The slot is held until the prune's work has
@@ -107,6 +129,7 @@ func (a *admission) acquire(ctx context.Context, wait time.Duration) (bool, erro
 	}
 	ready := make(chan struct{}, 1)
 	a.queue = append(a.queue, ready)
+	a.grant() // a queue this long may widen the bound (crowdedQueue)
 	a.mu.Unlock()
 
 	timer := time.NewTimer(wait)
@@ -160,13 +183,7 @@ func (a *admission) release(took time.Duration, ran bool) {
 		}
 		changed = a.widened != was
 	}
-	for len(a.queue) > 0 && a.running < a.limit() {
-		ready := a.queue[0]
-		a.queue[0] = nil
-		a.queue = a.queue[1:]
-		a.running++
-		ready <- struct{}{}
-	}
+	a.grant()
 	slots, mean := a.limit(), a.mean
 	a.mu.Unlock()
 	if changed && a.log != nil {

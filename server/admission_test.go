@@ -151,6 +151,60 @@ func TestAdmissionGrantsInArrivalOrder(t *testing.T) {
 	}
 }
 
+// TestAdmissionWidensWhenCrowded: cheap prunes keep an adaptive bound narrow, but while
+// crowdedQueue requests wait it is wide, granting the head of the line, not the newcomer;
+// once the line is shorter, a freed slot is not handed on past the narrow bound.
+func TestAdmissionWidensWhenCrowded(t *testing.T) {
+	a := newAdmission(1, 2)
+	require.Equal(t, 1, held(t, a, false), "narrow: one slot for cheap prunes")
+	granted := make(chan int, crowdedQueue)
+	for i := range crowdedQueue {
+		go func() {
+			if got, err := a.acquire(context.Background(), time.Minute); err == nil && got {
+				granted <- i
+			}
+		}()
+		if i < crowdedQueue-1 {
+			queued(a, i+1)
+		}
+	}
+	select {
+	case i := <-granted:
+		assert.Equal(t, 0, i, "the line's head gets the second slot once the line is crowded")
+	case <-time.After(5 * time.Second):
+		t.Fatal("a crowded line did not widen the bound")
+	}
+	a.mu.Lock()
+	running, waiting := a.running, len(a.queue)
+	a.mu.Unlock()
+	assert.Equal(t, 2, running)
+	assert.Equal(t, crowdedQueue-1, waiting)
+
+	a.release(0, false) // the line is short again: the bound is narrow, one still runs
+	a.mu.Lock()
+	running, waiting = a.running, len(a.queue)
+	a.mu.Unlock()
+	assert.Equal(t, 1, running, "no slot handed on past the narrow bound")
+	assert.Equal(t, crowdedQueue-1, waiting)
+	select {
+	case i := <-granted:
+		t.Fatalf("waiter %d granted past the narrow bound", i)
+	default:
+	}
+	a.release(0, false)
+	assert.Equal(t, 1, <-granted, "then first come first served")
+
+	fixed := newAdmission(1, 1)
+	require.Equal(t, 1, held(t, fixed, false))
+	for i := range crowdedQueue + 2 {
+		go func() { _, _ = fixed.acquire(context.Background(), 50*time.Millisecond) }()
+		queued(fixed, i+1)
+	}
+	fixed.mu.Lock()
+	assert.Equal(t, 1, fixed.running, "a fixed bound does not widen for a crowd")
+	fixed.mu.Unlock()
+}
+
 func TestAdmissionWaitEnds(t *testing.T) {
 	a := newAdmission(1, 1)
 	require.Equal(t, 1, held(t, a, false))
