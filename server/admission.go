@@ -58,9 +58,10 @@ func newAdmission(narrow, wide int) *admission {
 // bound keeps reads requests as they come, which shortens the tail when few wait; with this
 // many in line, each waits behind several prunes anyway, and the P does more good pruning.
 // On 2 cores, 200-line prunes of one text (benchmarks/RESULTS.md, session 35), a fixed bound
-// of 2 against 1 at 4 / 8 / 16 / 32 clients: prunes/s +13–34% / +20% / +33–42% / +32–58%,
-// p99 +0.2–0.8 / +0.3–0.7 / −0.8–+0.1 / −1.5–+1.1 ms: the second slot pays its tail cost
-// only at 8 clients and fewer, where no more than 7 wait.
+// of 2 against 1 at 4 / 8 / 16 / 32 clients: prunes/s +13–34% / +18–24% / +33–42% / +32–58%,
+// p99 +0.2–0.8 / +0.3–0.7 / −0.8–+0.1 / −1.5–+1.1 ms: the second slot costs tail only at 8
+// clients and fewer, where no more than 7 wait. With this rule, at 32 clients: 2,948–3,442 →
+// 4,489–4,979 prunes/s, p99 16.5–18.6 → 14.5–16.6 ms.
 const crowdedQueue = 8
 
 // limit is the bound now. The caller holds a.mu.
