@@ -55,7 +55,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		data = append(data, s)
 		return nil
 	})
-	cfg.register(fs, pruneFlags)
+	cfg.register(fs, benchFlags)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: pruner bench [flags]
        pruner bench build-commits --repo PATH --out FILE [flags]

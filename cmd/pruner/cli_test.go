@@ -142,3 +142,80 @@ func TestHelpShowsExamplesThatParse(t *testing.T) {
 		})
 	}
 }
+
+// TestMistypedFlagNamesTheMeantOne: an unknown flag that is a near miss of the command's own,
+// or another command's name for it, ends the usage with the flag meant; one far from every
+// flag gets no guess.
+func TestMistypedFlagNamesTheMeantOne(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		meant string
+	}{
+		{[]string{"bench", "--scorer", "structural"}, "--scorers"},
+		{[]string{"bench", "--workers", "2"}, "--parallel"},
+		{[]string{"train", "--parallel", "2"}, "--workers"},
+		{[]string{"prune", "--budget", "300", "--goal", "x", "-"}, "--token-budget"},
+		{[]string{"prune", "--goals", "x", "-"}, "--goal"},
+		{[]string{"prune", "--source_type", "logs", "--goal", "x", "-"}, "--source-type"},
+		{[]string{"serve", "--prot", "8006"}, "--port"},
+		{[]string{"bench", "--bogus"}, ""},
+		{[]string{"prune", "--x", "--goal", "x", "-"}, ""},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, _, stderr := runCLI(t, "", c.args...)
+			require.Equal(t, 2, code, stderr)
+			last := stderr[strings.LastIndex(strings.TrimRight(stderr, "\n"), "\n")+1:]
+			if c.meant == "" {
+				assert.NotContains(t, stderr, "did you mean")
+				return
+			}
+			assert.Equal(t, "did you mean "+c.meant+"?\n", last)
+		})
+	}
+}
+
+// TestBenchHasNoDefaultScorer: bench names every scorer it runs, so it offers no --scorer
+// (which would silently do nothing) and ignores MCP_PRUNER_SCORER, even a bad one.
+func TestBenchHasNoDefaultScorer(t *testing.T) {
+	_, _, help := runCLI(t, "", "bench", "--help")
+	assert.NotContains(t, help, "-scorer ")
+	assert.Contains(t, help, "-scorers ")
+
+	t.Setenv("MCP_PRUNER_SCORER", "no-such-scorer")
+	code, out, stderr := runCLI(t, "", "bench", "--data", benchCases(t), "--scorers", "head", "--modes", "budget", "--budgets", "0.2")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "head")
+}
+
+// TestScorersShowsTheDefaults: the listing says which scorer a request naming none gets for
+// each source type, as --scorer and MCP_PRUNER_SCORER set it, refuses a --scorer a server
+// would refuse, and lists a family spec given as the default.
+func TestScorersShowsTheDefaults(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "scorers")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "Requests that name no scorer get: code → structural, logs → heuristic, docs → heuristic (built in).")
+
+	t.Setenv("MCP_PRUNER_SCORER", "structural")
+	code, out, stderr = runCLI(t, "", "scorers", "--json")
+	require.Equal(t, 0, code, stderr)
+	var rows []struct {
+		Name       string   `json:"name"`
+		DefaultFor []string `json:"default_for"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rows))
+	defaults := map[string][]string{}
+	for _, r := range rows {
+		if len(r.DefaultFor) > 0 {
+			defaults[r.Name] = r.DefaultFor
+		}
+	}
+	assert.Equal(t, map[string][]string{"structural": {"code", "logs", "docs"}}, defaults)
+
+	code, out, stderr = runCLI(t, "", "scorers", "--scorer", "plugin:builtin/heuristic")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "code → plugin:builtin/heuristic, logs → plugin:builtin/heuristic, docs → plugin:builtin/heuristic (--scorer or MCP_PRUNER_SCORER)")
+
+	code, _, stderr = runCLI(t, "", "scorers", "--scorer", "no-such-scorer")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `--scorer (MCP_PRUNER_SCORER): scorer "no-such-scorer": unknown scorer`)
+}

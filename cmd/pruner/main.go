@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -110,12 +111,78 @@ func (e *usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
 
 // parseError is fs.Parse's error as a usage error the flag package has already printed
-// (with the usage); flag.ErrHelp stays itself, so --help exits 0.
-func parseError(err error) error {
+// (with the usage); flag.ErrHelp stays itself, so --help exits 0. An unknown flag that is
+// a near miss of one fs has ("--scorer" to bench, "--budget" to prune) gets a last line
+// naming that flag, below the usage where the reader's eye ends.
+func parseError(fs *flag.FlagSet, err error) error {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return err
 	}
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+		if meant := nearestFlag(fs, name); meant != "" {
+			fmt.Fprintf(fs.Output(), "did you mean --%s?\n", meant)
+		}
+	}
 	return &usageError{msg: err.Error(), shown: true}
+}
+
+// flagSynonyms are names one command uses for what another calls otherwise.
+var flagSynonyms = map[string][]string{
+	"workers":  {"parallel"},
+	"parallel": {"workers"},
+	"jobs":     {"parallel", "workers"},
+	"budget":   {"token-budget", "budgets"},
+	"query":    {"goal"},
+}
+
+// nearestFlag returns the flag of fs that name most likely meant: a synonym fs has, else the
+// closest name within an edit distance of 2 (1 for names of under 5 bytes), "-" and "_"
+// read alike; "" if none is that close.
+func nearestFlag(fs *flag.FlagSet, name string) string {
+	name = strings.TrimLeft(strings.SplitN(name, "=", 2)[0], "-")
+	for _, s := range flagSynonyms[name] {
+		if fs.Lookup(s) != nil {
+			return s
+		}
+	}
+	limit := 2
+	if len(name) < 5 {
+		limit = 1
+	}
+	best, bestDist := "", limit+1
+	fs.VisitAll(func(f *flag.Flag) {
+		d := editDistance(strings.ReplaceAll(name, "_", "-"), f.Name)
+		if d < bestDist || d == bestDist && f.Name < best {
+			best, bestDist = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the number of byte insertions, deletions, substitutions and swaps of two
+// neighbours that turn a into b (optimal string alignment: "prot" is one swap from "port").
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			sub := d[i-1][j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			d[i][j] = min(sub, d[i-1][j]+1, d[i][j-1]+1)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 // env reads MCP_PRUNER_* variables into the settings whose flag the command line did not
@@ -183,7 +250,7 @@ Examples:
 // environment holds), and refuses positional arguments, for commands that take none.
 func parseFlags(fs *flag.FlagSet, args []string, envs ...interface{ applyEnv(env) error }) error {
 	if err := fs.Parse(args); err != nil {
-		return parseError(err)
+		return parseError(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments %q", fs.Args())
@@ -203,7 +270,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, parseError(err)
+			return nil, parseError(fs, err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

@@ -191,7 +191,7 @@ Examples:
 `)
 	}
 	if err := fs.Parse(args); err != nil {
-		return parseError(err)
+		return parseError(fs, err)
 	}
 	switch sub := fs.Arg(0); {
 	case sub == "serve" && fs.NArg() == 2:

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
@@ -17,12 +18,12 @@ import (
 // runScorers lists what --scorer accepts and where each scorer runs: the registry's
 // in-process scorers and families, each built-in again as plugin:builtin/<name>, and the
 // plugins file's entries.
-func runScorers(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+func runScorers(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("scorers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg engineConfig
 	cfg.register(fs, registryFlags)
-	asJSON := fs.Bool("json", false, "print a JSON array of {name, description, where, threshold}")
+	asJSON := fs.Bool("json", false, "print a JSON array of {name, description, where, threshold, default_for}")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: pruner scorers [flags]
 
@@ -30,11 +31,14 @@ Lists the scorers that --scorer (and prune_text's "scorer" argument) accept: the
 each built-in again as an out-of-process plugin (plugin:builtin/NAME), the plugins of
 --plugins, and the families that take an argument: onnx:DIR (a model directory such as
 models/linerank, run by onnxruntime) and swepruner:URL (a SWE-Pruner model server). For each:
-where it runs, its default keep threshold and what it does.
+where it runs, its default keep threshold and what it does; then which scorer a request that
+names none gets for each source type, with --scorer and MCP_PRUNER_SCORER applied (so this
+also checks a --scorer before a server starts with it).
 
 Examples:
   pruner scorers
   pruner scorers --plugins plugins.json --json
+  pruner scorers --scorer onnx:models/linerank   # is the model loadable, and where does it apply?
 
 Flags:
 `)
@@ -56,21 +60,82 @@ Flags:
 	if len(list) == 0 {
 		return errNoScorers
 	}
+	if cfg.scorer != "" {
+		// A spec (onnx:DIR, plugin:NAME) is built here, as a server would build it at start.
+		sc, err := reg.Get(ctx, cfg.scorer)
+		if err != nil {
+			return usagef("--scorer (MCP_PRUNER_SCORER): %v", err)
+		}
+		list = withSpec(list, cfg.scorer, sc)
+	}
+	listed := markDefaults(list, reg)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(list)
+		return enc.Encode(listed)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tWHERE\tTHRESHOLD\tDESCRIPTION")
-	for _, s := range list {
+	for _, s := range listed {
 		th := "-"
 		if s.Threshold > 0 {
 			th = fmt.Sprintf("%.2f", s.Threshold)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Where, th, s.Description)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	from := "built in"
+	if cfg.scorer != "" {
+		from = "--scorer or MCP_PRUNER_SCORER"
+	}
+	var parts []string
+	for _, t := range sourceTypes {
+		parts = append(parts, fmt.Sprintf("%s → %s", t, reg.DefaultFor(t)))
+	}
+	_, err = fmt.Fprintf(stdout, "\nRequests that name no scorer get: %s (%s).\n", strings.Join(parts, ", "), from)
+	return err
+}
+
+// sourceTypes are the contract's source types in the order listings give them.
+var sourceTypes = []engine.SourceType{engine.SourceCode, engine.SourceLogs, engine.SourceDocs}
+
+// listedScorer is a listing row with the source types it is the default scorer for.
+type listedScorer struct {
+	engine.ScorerInfo
+	DefaultFor []engine.SourceType `json:"default_for,omitempty"`
+}
+
+// markDefaults attaches to each row the source types whose requests get it when they name
+// no scorer.
+func markDefaults(list []engine.ScorerInfo, reg *engine.Registry) []listedScorer {
+	out := make([]listedScorer, len(list))
+	for i, s := range list {
+		out[i].ScorerInfo = s
+		for _, t := range sourceTypes {
+			if reg.DefaultFor(t) == s.Name {
+				out[i].DefaultFor = append(out[i].DefaultFor, t)
+			}
+		}
+	}
+	return out
+}
+
+// withSpec adds a row for spec, a family's scorer built from its argument (onnx:DIR), when
+// the listing has no row of that name: a default must appear among the rows.
+func withSpec(list []engine.ScorerInfo, spec string, sc engine.Scorer) []engine.ScorerInfo {
+	for _, s := range list {
+		if s.Name == spec {
+			return list
+		}
+	}
+	info := engine.ScorerInfo{Name: spec, Where: "in-process"}
+	if d, ok := sc.(engine.Describer); ok {
+		info = d.Describe()
+		info.Name = spec
+	}
+	return append(list, info)
 }
 
 // scorerListing merges the registry's listing with the out-of-process ways to run it.

@@ -30,16 +30,20 @@ type engineConfig struct {
 	// are limited to plugin:*, --scorer's and allowScorers (Registry.Allow).
 	serving      bool
 	allowScorers string
+	// defaultScorer: the command offers --scorer (and reads MCP_PRUNER_SCORER); a benchmark
+	// names every scorer it runs, so there the flag would do nothing.
+	defaultScorer bool
 }
 
-// engineFlags says which engine flags a command offers. The scorer registry's flags (--scorer,
-// --plugins, --onnxruntime-lib, --onnx-threads) come with every set.
+// engineFlags says which engine flags a command offers. The scorer registry's flags (--plugins,
+// --onnxruntime-lib, --onnx-threads, and --scorer but in benchFlags) come with every set.
 type engineFlags int
 
 const (
 	registryFlags engineFlags = iota // listing scorers: the registry alone
 	pruneFlags                       // pruning: plus --max-input-chars and --encoding
 	serverFlags                      // serving: plus the recovery store's --ttl and --store-bytes
+	benchFlags                       // benchmarking: pruneFlags but --scorer (bench names every scorer it runs)
 )
 
 // register adds the engine flags of set to fs with the built-in defaults; --help shows those,
@@ -51,17 +55,19 @@ func (c *engineConfig) register(fs *flag.FlagSet, set engineFlags) {
 	// Defaults first: a command without a flag still gets the engine's value.
 	c.maxInputChars, c.encoding = engine.DefaultMaxInputChars, tokenizer.CL100K
 	c.ttl, c.storeBytes = engine.DefaultTTL, engine.DefaultStoreBytes
-	if set >= pruneFlags {
+	if set != registryFlags {
 		fs.IntVar(&c.maxInputChars, "max-input-chars", c.maxInputChars, "largest text pruned, in characters; larger input is returned unchanged with warning input_too_large (env MCP_PRUNER_MAX_INPUT_CHARS)")
 		fs.StringVar(&c.encoding, "encoding", c.encoding, "tiktoken encoding for token stats: cl100k_base or o200k_base (env MCP_PRUNER_ENCODING)")
 	}
-	if set >= serverFlags {
+	if set == serverFlags {
 		c.serving = true
 		fs.StringVar(&c.allowScorers, "allow-scorers", "", "comma-separated scorer specs with an argument that a request's \"scorer\" may name besides the registered scorers, plugin:NAME and --scorer: onnx:DIR, swepruner:URL, or FAMILY:* for any argument (a client could then make the server load any directory or call any URL); default none (env MCP_PRUNER_ALLOW_SCORERS)")
 		fs.DurationVar(&c.ttl, "ttl", c.ttl, "how long a prune_id can be recovered (env MCP_PRUNER_PRUNE_ID_TTL_S, in seconds)")
 		fs.Int64Var(&c.storeBytes, "store-bytes", c.storeBytes, "recovery store cap in bytes: each distinct text counts once, each prune its id and ~160 bytes more; least recently used prunes are evicted beyond it (env MCP_PRUNER_STORE_BYTES)")
 	}
-	fs.StringVar(&c.scorer, "scorer", "", "default scorer for requests that name none (default: structural for code, heuristic otherwise; see 'pruner scorers') (env MCP_PRUNER_SCORER)")
+	if c.defaultScorer = set != benchFlags; c.defaultScorer {
+		fs.StringVar(&c.scorer, "scorer", "", "default scorer for requests that name none (default: structural for code, heuristic otherwise; see 'pruner scorers') (env MCP_PRUNER_SCORER)")
+	}
 	fs.StringVar(&c.pluginsFile, "plugins", "", "JSON file describing out-of-process scorer plugins (env MCP_PRUNER_PLUGINS)")
 	fs.StringVar(&c.onnxLib, "onnxruntime-lib", c.onnxLib, "onnxruntime shared library for onnx: scorers (default: .tools/onnxruntime/libonnxruntime.so from scripts/install-onnxruntime.sh) (env MCP_PRUNER_ONNXRUNTIME_LIB)")
 	fs.IntVar(&c.onnxThreads, "onnx-threads", max(c.onnxThreads, 1), "intra-op threads of one onnxruntime run (env MCP_PRUNER_ONNX_THREADS)")
@@ -80,7 +86,9 @@ func (c *engineConfig) applyEnv(e env) error {
 		return err
 	}
 	e.str("MCP_PRUNER_ENCODING", "encoding", &c.encoding)
-	e.str("MCP_PRUNER_SCORER", "scorer", &c.scorer)
+	if c.defaultScorer {
+		e.str("MCP_PRUNER_SCORER", "scorer", &c.scorer)
+	}
 	e.str("MCP_PRUNER_ALLOW_SCORERS", "allow-scorers", &c.allowScorers)
 	e.str("MCP_PRUNER_PLUGINS", "plugins", &c.pluginsFile)
 	e.str(onnx.LibraryEnv, "onnxruntime-lib", &c.onnxLib)
