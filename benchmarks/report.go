@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -57,8 +58,10 @@ func MachineInfo() string {
 }
 
 // formatBudget renders a share as a percentage: 0.1 -> "10%".
+// formatBudget writes a budget share as a percentage, to four decimals at most (0.07 is
+// "7%", not the float product's "7.000000000000001%").
 func formatBudget(b float64) string {
-	return strconv.FormatFloat(b*100, 'f', -1, 64) + "%"
+	return strconv.FormatFloat(math.Round(b*1e6)/1e4, 'f', -1, 64) + "%"
 }
 
 func budgetLabel(r Row) string {

@@ -29,6 +29,9 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if len(args) > 0 && args[0] == "build-commits" {
 		return runBuildCommits(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "diff" {
+		return runBenchDiff(args[1:], stdout, stderr)
+	}
 	fs := benchFlagSet("bench", stderr)
 	var (
 		cfg        engineConfig
@@ -59,6 +62,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: pruner bench [flags]
        pruner bench build-commits --repo PATH --out FILE [flags]
+       pruner bench diff BASE.jsonl OTHER.jsonl [flags]
 
 Runs scorers on labelled cases through the real engine and reports, per scorer, source type,
 dataset, mode and budget: recall of the gold lines, hit rate, token reduction, kept tokens,
@@ -383,6 +387,10 @@ text = each modified file before the fix, gold = the lines the fix removed or mo
 nearest non-blank line on each side of a pure insertion. Binary, oversized, new, deleted and
 renamed files are skipped. Then: pruner bench --data FILE.
 
+Examples:
+  pruner bench build-commits --repo ~/src/caddy --since "2 years ago" --out /tmp/caddy.jsonl.gz
+  pruner bench build-commits --repo . --limit 50 --out /tmp/own.jsonl
+
 Flags:
 `)
 		fs.PrintDefaults()
@@ -411,6 +419,81 @@ Flags:
 	_, err = fmt.Fprintf(stdout, "%s: %d cases from %d fix commits (of %d); skipped %d binary, %d too large, %d without old lines\n",
 		*out, st.Cases, st.FixCommits, st.Commits, st.SkippedBinary, st.SkippedLarge, st.SkippedNoLines)
 	return err
+}
+
+func runBenchDiff(args []string, stdout, stderr io.Writer) error {
+	fs := benchFlagSet("bench diff", stderr)
+	var (
+		scorer = fs.String("scorer", "", "SCORER or BASE,OTHER: the scorer whose results are read from each run (default: every scorer both runs hold, each against itself)")
+		split  = fs.String("split", "", "also compare on two halves of the cases: the regular expression's first group in each case id (its whole match without a group) is a key, and a key whose MD5 ends in an even byte is half A, else half B; e.g. '^[^/]+/([^/@]+)' for the repository")
+		moved  = fs.Int("moved", 5, "list this many of the cases that moved most in each group (0: none)")
+	)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: pruner bench diff BASE.jsonl OTHER.jsonl [flags]
+
+Compares two runs' per-case results (the files 'pruner bench --cases' writes): two builds, or
+one build with and without a change. Each case's recall in OTHER minus its recall in BASE, per
+scorer, source type, dataset and budget: the mean difference with its 95%% interval, the cases
+that gained, lost or stayed, with --split the same on two halves of the cases (a change chosen
+on one half is confirmed on the other), and the cases that moved most. Cases with gold lines
+found in one run only are left out and counted.
+
+Examples:
+  pruner bench --scorers structural --modes budget --budgets 0.1,0.2,0.3 --quiet --cases /tmp/base.jsonl
+  pruner bench diff /tmp/base.jsonl /tmp/new.jsonl --split '^[^/]+/([^/@]+)'
+  pruner bench diff /tmp/run.jsonl /tmp/run.jsonl --scorer heuristic,structural --moved 0
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("want two --cases files, BASE and OTHER, got %d arguments", len(pos))
+	}
+	if *moved < 0 {
+		return usagef("--moved must be >= 0, got %d", *moved)
+	}
+	var o benchmarks.DiffOptions
+	if *scorer != "" {
+		names := benchList(*scorer)
+		switch len(names) {
+		case 1:
+			o.BaseScorer, o.OtherScorer = names[0], names[0]
+		case 2:
+			o.BaseScorer, o.OtherScorer = names[0], names[1]
+		default:
+			return usagef("--scorer wants SCORER or BASE,OTHER, got %q", *scorer)
+		}
+	}
+	if *split != "" {
+		if o.Split, err = regexp.Compile(*split); err != nil {
+			return usagef("--split: %v", err)
+		}
+	}
+	var runs [2][]benchmarks.CaseResult
+	for i, path := range pos {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		runs[i], err = benchmarks.ReadResults(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if len(runs[i]) == 0 {
+			return fmt.Errorf("%s: no per-case results", path)
+		}
+	}
+	diffs, err := benchmarks.DiffRuns(runs[0], runs[1], o)
+	if err != nil {
+		return err
+	}
+	return benchmarks.WriteRunDiffs(stdout, diffs, *moved)
 }
 
 func benchFlagSet(name string, stderr io.Writer) *flag.FlagSet {

@@ -180,3 +180,37 @@ func TestBenchOracle(t *testing.T) {
 	require.NoError(t, err, errOut.String())
 	assert.Regexp(t, `oracle − head +code +synthetic +20% +6 +\+0\.[5-9]\d\d `, out.String(), "the oracle keeps the gold lines head misses")
 }
+
+// TestBenchDiff: two runs' --cases files compare case by case; a run against itself moves
+// nothing, and two scorers of one run compare as BASE,OTHER.
+func TestBenchDiff(t *testing.T) {
+	data := benchCases(t)
+	cases := filepath.Join(t.TempDir(), "run.jsonl")
+	code, _, stderr := runCLI(t, "", "bench", "--data", data, "--scorers", "head,heuristic", "--modes", "budget", "--budgets", "0.2", "--quiet", "--cases", cases)
+	require.Equal(t, 0, code, stderr)
+
+	code, out, stderr := runCLI(t, "", "bench", "diff", cases, cases, "--split", `^t/(\d)`)
+	require.Equal(t, 0, code, stderr)
+	for _, scorer := range []string{"head", "heuristic"} {
+		assert.Regexp(t, `(?m)^\s*`+scorer+`\s+code\s+synthetic\s+20%\s+6\s+\+0\.0000 .* 0\s+0\s+6\s+`, out)
+	}
+	assert.NotContains(t, out, "most moved")
+
+	code, out, stderr = runCLI(t, "", "bench", "diff", cases, cases, "--scorer", "head,heuristic")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "heuristic − head")
+	assert.Contains(t, out, "most moved of")
+
+	for _, args := range [][]string{
+		{"bench", "diff", cases},
+		{"bench", "diff", cases, cases, "--scorer", "a,b,c"},
+		{"bench", "diff", cases, cases, "--split", "("},
+		{"bench", "diff", cases, cases, "--moved", "-1"},
+	} {
+		code, _, stderr := runCLI(t, "", args...)
+		assert.Equal(t, 2, code, "%v: %s", args, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "bench", "diff", cases, data)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "not a per-case result", "a case file is not a results file")
+}

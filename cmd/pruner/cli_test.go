@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,21 +103,28 @@ func TestPruneCommandBudgetDecides(t *testing.T) {
 func TestHelpShowsExamplesThatParse(t *testing.T) {
 	help := func(t *testing.T, name string) string {
 		t.Helper()
-		code, stdout, stderr := runCLI(t, "", name, "--help")
+		code, stdout, stderr := runCLI(t, "", append(strings.Fields(name), "--help")...)
 		require.Equal(t, 0, code, stderr)
 		return stdout + stderr
 	}
+	// Commands with subcommands of their own flags: "pruner bench diff" is not "pruner bench".
+	subcommands := map[string][]string{"bench": {"diff", "build-commits"}}
 	isCommand := map[string]bool{}
+	names := []string{}
 	for _, c := range commands() {
 		isCommand[c.name] = true
+		names = append(names, c.name)
+		for _, sub := range subcommands[c.name] {
+			names = append(names, c.name+" "+sub)
+		}
 	}
-	for _, c := range commands() {
-		t.Run(c.name, func(t *testing.T) {
-			text := help(t, c.name)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			text := help(t, name)
 			_, examples, ok := strings.Cut(text, "\nExamples:\n")
 			require.True(t, ok, "no Examples section:\n%s", text)
 			examples, _, _ = strings.Cut(examples, "\n\n")
-			require.Contains(t, examples, "pruner "+c.name)
+			require.Contains(t, examples, "pruner "+name)
 			for _, line := range strings.Split(examples, "\n") {
 				line, _, _ = strings.Cut(line, " # ")
 				words := strings.Fields(line)
@@ -124,9 +132,12 @@ func TestHelpShowsExamplesThatParse(t *testing.T) {
 					if w != "pruner" || i+1 >= len(words) || !isCommand[words[i+1]] {
 						continue // "claude mcp add pruner -- …" names the server, not a command
 					}
-					sub := words[i+1]
+					sub, args := words[i+1], words[i+2:]
+					if len(args) > 0 && slices.Contains(subcommands[sub], args[0]) {
+						sub, args = sub+" "+args[0], args[1:]
+					}
 					subHelp := help(t, sub)
-					for _, arg := range words[i+2:] {
+					for _, arg := range args {
 						if arg == "|" || arg == "<" {
 							break
 						}
