@@ -146,6 +146,17 @@ func appendTerms(dst []termHash, s string) []termHash {
 			part = (part ^ lc) * fnvPrime
 			whole = (whole ^ lc) * fnvPrime
 			partLen++
+			// Lower-case letters after anything but a digit never start a part (splitBefore):
+			// hash their run here, without the checks above.
+			if byteClass[c] != clsDigit {
+				for i+1 < n && byteClass[s[i+1]] == clsLower {
+					i++
+					lc := uint64(s[i])
+					part = (part ^ lc) * fnvPrime
+					whole = (whole ^ lc) * fnvPrime
+					partLen++
+				}
+			}
 		}
 		if partLen >= 2 {
 			dst = append(dst, termHash(part))
