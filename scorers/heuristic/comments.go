@@ -103,15 +103,21 @@ func DampCommentLines(lines []string, scores []float64, comment []bool) {
 			continue
 		}
 		scores[i] *= CommentDamp
-		a, b := i-1, i+1
+		// The line above first: in a comment block or docstring it is a comment, and the
+		// line below need not be read.
+		a := i - 1
 		for a >= 0 && blank(a) {
 			a--
 		}
+		if a < 0 || comment[a] {
+			continue
+		}
+		b := i + 1
 		for b < n && blank(b) {
 			b++
 		}
 		// Code lines are not damped, so their scores are the ones the block had.
-		if a >= 0 && b < n && !comment[a] && !comment[b] {
+		if b < n && !comment[b] {
 			scores[i] = max(scores[i], min(scores[a], scores[b]))
 		}
 	}

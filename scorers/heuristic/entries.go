@@ -81,8 +81,9 @@ func liftEntries(es []entry, a *Analysis, w float64, ctx []float64) {
 	}
 	avg := max(1, float64(total)/float64(len(es)))
 	typical := typicalRarity(a)
+	spans := a.SpanScorer()
 	for _, en := range es {
-		h := w * (a.SpanScore(en.start, en.head, avg) + entryNameWeight*a.nameRelevance(en.name, typical))
+		h := w * (spans.Score(en.start, en.head, avg) + entryNameWeight*a.nameRelevance(en.name, typical))
 		if h == 0 {
 			continue
 		}

@@ -145,10 +145,11 @@ func blockScores(t tree, a *Analysis) (block []float64, parent []int32) {
 		return block, t.parent
 	}
 	avg := float64(totalLen) / float64(blocks)
+	spans := a.SpanScorer()
 	for i := 0; i < n; i++ {
 		e := int(t.end[i])
 		if e > i+1 && hits[e] > hits[i] {
-			block[i] = a.SpanScore(i, e, avg)
+			block[i] = spans.Score(i, e, avg)
 		}
 	}
 	return block, t.parent
@@ -272,12 +273,13 @@ func scoreCode(lines []string, a *Analysis) []float64 {
 		avg = float64(totalLen) / float64(defs)
 	}
 	defScore := make([]float64, n)
+	spans := a.SpanScorer()
 	for i := 0; i < n; i++ {
 		if !isHeader[i] {
 			continue
 		}
 		// Nested definitions count once: a method's score is its own body's.
-		defScore[i] = a.SpanScore(i, int(t.end[i]), avg)
+		defScore[i] = spans.Score(i, int(t.end[i]), avg)
 		if name := defName(lines[i]); name != "" {
 			if w := a.nameWeight(name); w > 0 {
 				defScore[i] += codeNameBoost * w

@@ -90,9 +90,10 @@ func scoreOutline(lines []string, o *outline, a *heuristic.Analysis, q *heuristi
 	rel := make([]float64, len(us))
 	bm := make([]float64, len(us))
 	zb, zn := strongSpan, strongName
+	spans := a.SpanScorer()
 	for k, u := range us {
 		if u.role == roleDef || u.role == roleChunk {
-			bm[k] = a.SpanScore(u.start, u.end, avg)
+			bm[k] = spans.Score(u.start, u.end, avg)
 			zb = math.Max(zb, bm[k])
 		}
 		zn = math.Max(zn, na.Lex[k])
@@ -223,6 +224,7 @@ func blockRelevance(n int, us []unit, a *heuristic.Analysis, refs refs) []float6
 	for i := range local {
 		local[i] = 1
 	}
+	spans := a.SpanScorer()
 	for _, u := range us {
 		if len(u.blocks) < 2 {
 			continue
@@ -237,7 +239,7 @@ func blockRelevance(n int, us []unit, a *heuristic.Analysis, refs refs) []float6
 		rel := make([]float64, len(u.blocks))
 		best := 0.0
 		for k, b := range u.blocks {
-			rel[k] = a.SpanScore(b[0], b[1], avg)
+			rel[k] = spans.Score(b[0], b[1], avg)
 			for i := b[0]; i < b[1]; i++ {
 				if refs.line[i] {
 					rel[k] = math.Max(rel[k], 0.8*strongSpan)
