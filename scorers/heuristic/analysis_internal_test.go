@@ -3,6 +3,7 @@ package heuristic
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -58,4 +59,38 @@ func TestNamedTermsInsideLongerNames(t *testing.T) {
 
 	a := Analyze([]string{"templateFuncs[k] = v", "template := v"}, q)
 	assert.Greater(t, a.Lex[1], a.Lex[0], "the name itself outranks a longer name holding it")
+}
+
+// TestSpanScorerMatchesSpanScore: a SpanScorer reused over many spans, overlapping and in any
+// order, answers each as a fresh SpanScore does (its scratch is reset between calls), named
+// terms' fractional counts included.
+func TestSpanScorerMatchesSpanScore(t *testing.T) {
+	lines := strings.Split(`func parseHeader(l string) (Header, error) {
+	h := Header{}
+	if l == "" {
+		return h, errEmptyHeader // parseHeader fails on empty input
+	}
+	for _, f := range strings.Fields(l) {
+		h.fields = append(h.fields, parseHeaderField(f))
+	}
+	return h, nil
+}
+
+func render(w io.Writer, h Header) error {
+	_, err := fmt.Fprintf(w, "%v", h.fields)
+	return err
+}`, "\n")
+	a := Analyze(lines, ParseGoal("`parseHeader` fails on empty input: the header fields are lost"))
+	spans := a.SpanScorer()
+	n := len(lines)
+	got, want := 0, 0
+	for _, span := range [][2]int{{0, n}, {0, 4}, {2, 5}, {10, n}, {0, n}, {5, 8}, {3, 4}, {0, 1}, {11, 12}, {0, n}} {
+		s := spans.Score(span[0], span[1], 6)
+		assert.Equal(t, a.SpanScore(span[0], span[1], 6), s, "span %v", span)
+		if s > 0 {
+			got++
+		}
+		want++
+	}
+	assert.Greater(t, got, want/2, "most spans hold a goal term, so the comparison says something")
 }
