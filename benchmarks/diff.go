@@ -62,7 +62,8 @@ type DiffOptions struct {
 	// empty: every scorer the two runs share, each against itself.
 	BaseScorer, OtherScorer string
 	// Split, when set, divides the cases into two halves by a key: the regular expression's
-	// first submatch in the case id (its whole match when it has no group). A key whose MD5's
+	// first non-empty group in the case id (its whole match when no group matched text), so
+	// alternatives can name the key of several id forms. A key whose MD5's
 	// last byte is even is half A, odd half B, so every case of one repository or package
 	// lands in the same half and a rule chosen on one half can be confirmed on the other.
 	// Cases it does not match belong to neither half.
@@ -193,8 +194,11 @@ func halfOf(split *regexp.Regexp, id string) (int, bool) {
 		return 0, false
 	}
 	k := m[0]
-	if len(m) > 1 {
-		k = m[1]
+	for _, g := range m[1:] {
+		if g != "" {
+			k = g
+			break
+		}
 	}
 	sum := md5.Sum([]byte(k))
 	return int(sum[len(sum)-1] & 1), true

@@ -156,3 +156,16 @@ func TestFormatBudget(t *testing.T) {
 	assert.Equal(t, "20%", formatBudget(0.2))
 	assert.Equal(t, "12.5%", formatBudget(0.125))
 }
+
+// TestSplitKeyOfAlternatives: with one group per alternative, the group that matched is the key.
+func TestSplitKeyOfAlternatives(t *testing.T) {
+	re := regexp.MustCompile(`^(?:a/([^/]+)/|b/([^@]+)@)`)
+	for _, c := range []struct{ id, key string }{{"a/x/1", "x"}, {"b/y@2", "y"}} {
+		h, ok := halfOf(re, c.id)
+		require.True(t, ok, c.id)
+		want, _ := halfOf(regexp.MustCompile(`.+`), c.key)
+		assert.Equal(t, want, h, c.id)
+	}
+	_, ok := halfOf(re, "c/z")
+	assert.False(t, ok)
+}

@@ -421,11 +421,17 @@ Flags:
 	return err
 }
 
+// devRepoSplit is a --split key for the repository of every dev set's case ids
+// (swebench/astropy__astropy-12907, commits/caddyserver/caddy@45ba3278b582,
+// logchunks/C#/NancyFx@Nancy/failed/375658615.log, cidiff/assertfixer_1320); docs ids
+// (conala/train/4934806-50) name no page and match none.
+const devRepoSplit = `^(?:swebench/(.+)-\d+$|commits/([^@]+)@|logchunks/[^/]+/([^/]+)/|cidiff/(.+)_\d+$)`
+
 func runBenchDiff(args []string, stdout, stderr io.Writer) error {
 	fs := benchFlagSet("bench diff", stderr)
 	var (
 		scorer = fs.String("scorer", "", "SCORER or BASE,OTHER: the scorer whose results are read from each run (default: every scorer both runs hold, each against itself)")
-		split  = fs.String("split", "", "also compare on two halves of the cases: the regular expression's first group in each case id (its whole match without a group) is a key, and a key whose MD5 ends in an even byte is half A, else half B; e.g. '^[^/]+/([^/@]+)' for the repository")
+		split  = fs.String("split", "", "also compare on two halves of the cases: the regular expression's first non-empty group in each case id (its whole match without one) is a key, and a key whose MD5 ends in an even byte is half A, else half B; the dev sets' repositories: "+devRepoSplit)
 		moved  = fs.Int("moved", 5, "list this many of the cases that moved most in each group (0: none)")
 	)
 	fs.Usage = func() {
@@ -440,7 +446,7 @@ found in one run only are left out and counted.
 
 Examples:
   pruner bench --scorers structural --modes budget --budgets 0.1,0.2,0.3 --quiet --cases /tmp/base.jsonl
-  pruner bench diff /tmp/base.jsonl /tmp/new.jsonl --split '^[^/]+/([^/@]+)'
+  pruner bench diff /tmp/base.jsonl /tmp/new.jsonl --split '^commits/([^@]+)@'
   pruner bench diff /tmp/run.jsonl /tmp/run.jsonl --scorer heuristic,structural --moved 0
 
 Flags:
