@@ -48,6 +48,10 @@ type RunDiff struct {
 	// Unpaired counts cases with gold lines found in one run only (left out of the figures).
 	// Groups that only the other run has (another budget, another data file) are ignored.
 	Unpaired int
+	// ReductionDiff is the mean difference of the paired cases' token reduction (1 − kept
+	// tokens / tokens before), Other's minus Base's: about 0 under a budget, and in natural
+	// mode the price of a recall gain (a change that keeps more lines gains recall for free).
+	ReductionDiff float64
 }
 
 // CaseMove is one case's recall in the two runs.
@@ -110,10 +114,10 @@ func DiffRuns(base, other []CaseResult, o DiffOptions) ([]RunDiff, error) {
 	} else if o.BaseScorer == "" || o.OtherScorer == "" {
 		return nil, fmt.Errorf("name both scorers or neither")
 	}
-	otherRecall := map[key]*float64{}
+	otherResult := map[key]*CaseResult{}
 	for i := range other {
 		c := &other[i]
-		otherRecall[key{c.Scorer, groupOf(c), c.Case}] = c.Recall
+		otherResult[key{c.Scorer, groupOf(c), c.Case}] = c
 	}
 	inBase := map[key]bool{}
 	for i := range base {
@@ -125,6 +129,7 @@ func DiffRuns(base, other []CaseResult, o DiffOptions) ([]RunDiff, error) {
 		var order []group
 		byGroup := map[group]*RunDiff{}
 		diffs := map[group]*[3][]float64{} // all, half A, half B
+		reduction := map[group]float64{}   // the sum of paired reduction differences
 		found := false
 		for i := range base {
 			c := &base[i]
@@ -143,12 +148,14 @@ func DiffRuns(base, other []CaseResult, o DiffOptions) ([]RunDiff, error) {
 			if c.Recall == nil {
 				continue
 			}
-			r, ok := otherRecall[key{p[1], g, c.Case}]
-			if !ok || r == nil {
+			oc, ok := otherResult[key{p[1], g, c.Case}]
+			if !ok || oc.Recall == nil {
 				d.Unpaired++
 				continue
 			}
+			r := oc.Recall
 			diff := *r - *c.Recall
+			reduction[g] += reductionOf(oc) - reductionOf(c)
 			ds := diffs[g]
 			ds[0] = append(ds[0], diff)
 			if o.Split != nil {
@@ -175,6 +182,9 @@ func DiffRuns(base, other []CaseResult, o DiffOptions) ([]RunDiff, error) {
 			all := PairedDiffs(ds[0])
 			all.Base, all.Other, all.SourceType, all.Dataset, all.Mode, all.Budget = d.Base, d.Other, d.SourceType, d.Dataset, d.Mode, d.Budget
 			d.Comparison = all
+			if all.Cases > 0 {
+				d.ReductionDiff = reduction[g] / float64(all.Cases)
+			}
 			if o.Split != nil {
 				d.Halves = &[2]Comparison{PairedDiffs(ds[1]), PairedDiffs(ds[2])}
 			}
@@ -185,6 +195,14 @@ func DiffRuns(base, other []CaseResult, o DiffOptions) ([]RunDiff, error) {
 		}
 	}
 	return out, nil
+}
+
+// reductionOf is a result's token reduction, 1 − kept / before (0 for an empty text).
+func reductionOf(c *CaseResult) float64 {
+	if c.TokensBefore == 0 {
+		return 0
+	}
+	return 1 - float64(c.KeptTokens)/float64(c.TokensBefore)
 }
 
 // halfOf is the half (0: A, 1: B) of the case id's split key, and whether it has one.
@@ -209,7 +227,7 @@ func halfOf(split *regexp.Regexp, id string) (int, bool) {
 func WriteRunDiffs(w io.Writer, ds []RunDiff, moved int) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	split := len(ds) > 0 && ds[0].Halves != nil
-	head := "scorer\tsource\tdataset\tbudget\tcases\trecall diff\t95% interval\tbetter\tworse\tsame\t"
+	head := "scorer\tsource\tdataset\tbudget\tcases\trecall diff\t95% interval\tbetter\tworse\tsame\treduction diff\t"
 	if split {
 		head += "half A\thalf B\t"
 	}
@@ -219,8 +237,8 @@ func WriteRunDiffs(w io.Writer, ds []RunDiff, moved int) error {
 		if d.Other != d.Base {
 			name = d.Other + " − " + d.Base
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%+.4f\t%+.4f … %+.4f\t%d\t%d\t%d\t", name, d.SourceType, d.Dataset, comparisonBudget(d.Comparison),
-			d.Cases, d.MeanDiff, d.Low, d.High, d.Better, d.Worse, d.Same)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%+.4f\t%+.4f … %+.4f\t%d\t%d\t%d\t%+.4f\t", name, d.SourceType, d.Dataset, comparisonBudget(d.Comparison),
+			d.Cases, d.MeanDiff, d.Low, d.High, d.Better, d.Worse, d.Same, d.ReductionDiff)
 		if split {
 			for _, h := range d.Halves {
 				fmt.Fprintf(tw, "%+.4f (%d: %d/%d)\t", h.MeanDiff, h.Cases, h.Better, h.Worse)

@@ -169,3 +169,20 @@ func TestSplitKeyOfAlternatives(t *testing.T) {
 	_, ok := halfOf(re, "c/z")
 	assert.False(t, ok)
 }
+
+// TestDiffRunsReduction: the reduction difference is the paired cases' mean, so a change that
+// gains recall by keeping more tokens shows its price.
+func TestDiffRunsReduction(t *testing.T) {
+	mk := func(id string, recall float64, kept int) CaseResult {
+		c := result("s", 0.2, id, recall)
+		c.TokensBefore, c.KeptTokens = 100, kept
+		return c
+	}
+	base := []CaseResult{mk("a", 0.5, 20), mk("b", 0.5, 40), mk("c", 1, 10)}
+	other := []CaseResult{mk("a", 1, 60), mk("b", 0.5, 40), mk("c", 1, 30), mk("d", 1, 100)}
+	ds, err := DiffRuns(base, other, DiffOptions{})
+	require.NoError(t, err)
+	require.Len(t, ds, 1)
+	assert.InDelta(t, (-0.4+0-0.2)/3, ds[0].ReductionDiff, 1e-12)
+	assert.Equal(t, 1, ds[0].Unpaired)
+}

@@ -440,8 +440,9 @@ func runBenchDiff(args []string, stdout, stderr io.Writer) error {
 Compares two runs' per-case results (the files 'pruner bench --cases' writes): two builds, or
 one build with and without a change. Each case's recall in OTHER minus its recall in BASE, per
 scorer, source type, dataset and budget: the mean difference with its 95%% interval, the cases
-that gained, lost or stayed, with --split the same on two halves of the cases (a change chosen
-on one half is confirmed on the other), and the cases that moved most. Cases with gold lines
+that gained, lost or stayed, the mean difference of token reduction (about 0 under a budget; in
+natural mode, what a recall gain cost), with --split the same on two halves of the cases (a
+change chosen on one half is confirmed on the other), and the cases that moved most. Cases with gold lines
 found in one run only are left out and counted.
 
 Examples:
