@@ -52,6 +52,10 @@ type RunDiff struct {
 	// tokens / tokens before), Other's minus Base's: about 0 under a budget, and in natural
 	// mode the price of a recall gain (a change that keeps more lines gains recall for free).
 	ReductionDiff float64
+	// Fallbacks counts the paired cases whose prune fell back (the text returned whole, so
+	// its recall is 1 at any budget) in each run, Base's then Other's: a change that makes a
+	// scorer fail gains recall that way, and WriteRunDiffs says so.
+	Fallbacks [2]int
 }
 
 // CaseMove is one case's recall in the two runs.
@@ -156,6 +160,12 @@ func DiffRuns(base, other []CaseResult, o DiffOptions) ([]RunDiff, error) {
 			r := oc.Recall
 			diff := *r - *c.Recall
 			reduction[g] += reductionOf(oc) - reductionOf(c)
+			if c.Fallback {
+				d.Fallbacks[0]++
+			}
+			if oc.Fallback {
+				d.Fallbacks[1]++
+			}
 			ds := diffs[g]
 			ds[0] = append(ds[0], diff)
 			if o.Split != nil {
@@ -253,6 +263,10 @@ func WriteRunDiffs(w io.Writer, ds []RunDiff, moved int) error {
 		fmt.Fprintln(w, "half columns: mean difference (cases: better/worse)")
 	}
 	for _, d := range ds {
+		if d.Fallbacks[0] != d.Fallbacks[1] {
+			fmt.Fprintf(w, "%s %s %s: %d paired cases fell back (text returned whole) in the base run, %d in the other: their recall is not the scorer's\n",
+				d.SourceType, d.Dataset, comparisonBudget(d.Comparison), d.Fallbacks[0], d.Fallbacks[1])
+		}
 		if d.Unpaired > 0 {
 			fmt.Fprintf(w, "%s %s %s: %d cases with gold lines are in one run only (left out)\n", d.SourceType, d.Dataset, comparisonBudget(d.Comparison), d.Unpaired)
 		}

@@ -186,3 +186,23 @@ func TestDiffRunsReduction(t *testing.T) {
 	assert.InDelta(t, (-0.4+0-0.2)/3, ds[0].ReductionDiff, 1e-12)
 	assert.Equal(t, 1, ds[0].Unpaired)
 }
+
+// TestDiffRunsFallbacks: cases that fell back in one run are counted and called out, since a
+// prune that fails open keeps every gold line.
+func TestDiffRunsFallbacks(t *testing.T) {
+	base := []CaseResult{result("s", 0.2, "a", 0.5), result("s", 0.2, "b", 0.5)}
+	other := []CaseResult{result("s", 0.2, "a", 1), result("s", 0.2, "b", 0.5)}
+	other[0].Fallback = true
+	ds, err := DiffRuns(base, other, DiffOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, [2]int{0, 1}, ds[0].Fallbacks)
+	var buf bytes.Buffer
+	require.NoError(t, WriteRunDiffs(&buf, ds, 0))
+	assert.Contains(t, buf.String(), "0 paired cases fell back (text returned whole) in the base run, 1 in the other")
+
+	ds, err = DiffRuns(base, base, DiffOptions{})
+	require.NoError(t, err)
+	buf.Reset()
+	require.NoError(t, WriteRunDiffs(&buf, ds, 0))
+	assert.NotContains(t, buf.String(), "fell back")
+}

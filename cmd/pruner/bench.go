@@ -442,7 +442,9 @@ one build with and without a change. Each case's recall in OTHER minus its recal
 scorer, source type, dataset and budget: the mean difference with its 95%% interval, the cases
 that gained, lost or stayed, the mean difference of token reduction (about 0 under a budget; in
 natural mode, what a recall gain cost), with --split the same on two halves of the cases (a
-change chosen on one half is confirmed on the other), and the cases that moved most. Cases with gold lines
+change chosen on one half is confirmed on the other), and the cases that moved most. Cases
+whose prune fell back (the text returned whole, recall 1 at any budget) in one run and not the
+other are called out: a change that makes a scorer fail would otherwise look like a gain. Cases with gold lines
 found in one run only are left out and counted.
 
 Examples:
