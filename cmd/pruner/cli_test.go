@@ -164,7 +164,7 @@ func TestMistypedFlagNamesTheMeantOne(t *testing.T) {
 	}{
 		{[]string{"bench", "--scorer", "structural"}, "--scorers"},
 		{[]string{"bench", "--workers", "2"}, "--parallel"},
-		{[]string{"train", "--parallel", "2"}, "--workers"},
+		{[]string{"train", "--jobs", "2"}, "--parallel"},
 		{[]string{"prune", "--budget", "300", "--goal", "x", "-"}, "--token-budget"},
 		{[]string{"prune", "--goals", "x", "-"}, "--goal"},
 		{[]string{"prune", "--source_type", "logs", "--goal", "x", "-"}, "--source-type"},

@@ -44,7 +44,8 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.Float64Var(&cfg.Lambda, "lambda", def.Lambda, "L2 regularisation of the trees' leaf values")
 	fs.Float64Var(&cfg.MinLeafHess, "min-leaf-hess", def.MinLeafHess, "least Hessian weight on each side of a tree split")
 	fs.IntVar(&cfg.Epochs, "epochs", def.Epochs, "passes over the training cases")
-	fs.IntVar(&cfg.Workers, "workers", def.Workers, "parallel feature extraction and bench workers (training itself is single-threaded)")
+	fs.IntVar(&cfg.Workers, "parallel", def.Workers, "cases whose features are extracted, or that are benched, at once (as pruner bench --parallel; training itself is single-threaded)")
+	fs.IntVar(&cfg.Workers, "workers", def.Workers, "the same as --parallel (its older name here)")
 	kindsFlag(fs, "structural-kinds", "expert starts from the structural scorer's score instead of the heuristic's", &cfg.StructuralKinds)
 	kindsFlag(fs, "linear-kinds", "expert only rescales its base score's logit (skip weight and bias, no MLP)", &cfg.LinearKinds)
 	kindsFlag(fs, "tree-kinds", "expert gets --trees boosted trees, fitted on its own cases", &cfg.TreeKinds)
@@ -182,6 +183,7 @@ func checkTrainNumbers(cfg train.Config, folds int) error {
 		{!finite(cfg.Shrink) || cfg.Shrink <= 0, "shrink", "a finite number > 0", cfg.Shrink},
 		{!finite(cfg.Lambda) || cfg.Lambda < 0, "lambda", "a finite number >= 0", cfg.Lambda},
 		{!finite(cfg.MinLeafHess) || cfg.MinLeafHess < 0, "min-leaf-hess", "a finite number >= 0", cfg.MinLeafHess},
+		{cfg.Workers < 1, "parallel", ">= 1", cfg.Workers},
 	} {
 		if c.bad {
 			return usagef("--%s must be %s, got %v", c.flag, c.want, c.got)

@@ -57,6 +57,8 @@ func TestTrainRejectsBadFlagsBeforeTraining(t *testing.T) {
 		{"too deep", []string{"--depth", "9"}, "--depth must be 1 to 8, got 9"},
 		{"shrink zero", []string{"--shrink", "0"}, "--shrink must be a finite number > 0, got 0"},
 		{"lambda negative", []string{"--lambda", "-1"}, "--lambda must be a finite number >= 0, got -1"},
+		{"no workers", []string{"--parallel", "0"}, "--parallel must be >= 1, got 0"},
+		{"no workers, older name", []string{"--workers", "0"}, "--parallel must be >= 1, got 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
