@@ -230,3 +230,28 @@ func TestScorersShowsTheDefaults(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `--scorer (MCP_PRUNER_SCORER): scorer "no-such-scorer": unknown scorer`)
 }
+
+// TestEngineFlagsOutOfRange: every command that takes the engine's flags refuses a value out
+// of range with the flag's name and the value, as the same value in its variable is refused.
+func TestEngineFlagsOutOfRange(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"prune", "--goal", "x", "--onnx-threads", "0", "-"}, "--onnx-threads must be >= 1, got 0"},
+		{[]string{"scorers", "--onnx-threads", "0"}, "--onnx-threads must be >= 1, got 0"},
+		{[]string{"bench", "--onnx-threads", "-3"}, "--onnx-threads must be >= 1, got -3"},
+		{[]string{"stdio", "--onnx-threads", "0"}, "--onnx-threads must be >= 1, got 0"},
+		{[]string{"prune", "--goal", "x", "--max-input-chars", "0", "-"}, "--max-input-chars must be >= 1, got 0"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, _, stderr := runCLI(t, "a\n", c.args...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Contains(t, stderr, c.want)
+		})
+	}
+	t.Setenv("MCP_PRUNER_ONNX_THREADS", "0")
+	code, _, stderr := runCLI(t, "", "scorers")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "MCP_PRUNER_ONNX_THREADS")
+}

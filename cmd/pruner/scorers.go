@@ -47,6 +47,9 @@ Flags:
 	if err := parseFlags(fs, args, &cfg); err != nil {
 		return err
 	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
 	reg, err := newRegistry(&cfg)
 	if err != nil {
 		return err

@@ -104,6 +104,8 @@ func (c *engineConfig) validate() error {
 		return usagef("--ttl must be at least 1s, got %s", c.ttl)
 	case c.storeBytes < 1:
 		return usagef("--store-bytes must be >= 1, got %d", c.storeBytes)
+	case c.onnxThreads < 1:
+		return usagef("--onnx-threads must be >= 1, got %d", c.onnxThreads)
 	}
 	return nil
 }
