@@ -126,6 +126,9 @@ Flags:
 	if *parallel < 1 {
 		return usagef("--parallel must be >= 1, got %d", *parallel)
 	}
+	if *limit < 0 {
+		return usagef("--limit must be >= 0 (0: every case), got %d", *limit)
+	}
 
 	tok, err := tokenizer.Load(cfg.encoding)
 	if err != nil {

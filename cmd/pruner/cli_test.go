@@ -243,6 +243,7 @@ func TestEngineFlagsOutOfRange(t *testing.T) {
 		{[]string{"bench", "--onnx-threads", "-3"}, "--onnx-threads must be >= 1, got -3"},
 		{[]string{"stdio", "--onnx-threads", "0"}, "--onnx-threads must be >= 1, got 0"},
 		{[]string{"prune", "--goal", "x", "--max-input-chars", "0", "-"}, "--max-input-chars must be >= 1, got 0"},
+		{[]string{"bench", "--limit", "-1"}, "--limit must be >= 0 (0: every case), got -1"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, _, stderr := runCLI(t, "a\n", c.args...)
