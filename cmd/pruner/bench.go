@@ -409,6 +409,10 @@ Flags:
 		return usagef("--repo is required")
 	case *out == "":
 		return usagef("--out is required")
+	case *limit < 0:
+		return usagef("--limit must be >= 0 (0: no limit), got %d", *limit)
+	case *maxSize < 1:
+		return usagef("--max-file-bytes must be >= 1, got %d", *maxSize)
 	}
 	cases, st, err := benchmarks.BuildCommits(ctx, benchmarks.CommitOptions{
 		Repo: *repo, Since: *since, Grep: *grep, MaxFileBytes: *maxSize, Limit: *limit,

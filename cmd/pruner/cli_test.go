@@ -244,6 +244,8 @@ func TestEngineFlagsOutOfRange(t *testing.T) {
 		{[]string{"stdio", "--onnx-threads", "0"}, "--onnx-threads must be >= 1, got 0"},
 		{[]string{"prune", "--goal", "x", "--max-input-chars", "0", "-"}, "--max-input-chars must be >= 1, got 0"},
 		{[]string{"bench", "--limit", "-1"}, "--limit must be >= 0 (0: every case), got -1"},
+		{[]string{"bench", "build-commits", "--repo", ".", "--out", "x.jsonl", "--limit", "-1"}, "--limit must be >= 0 (0: no limit), got -1"},
+		{[]string{"bench", "build-commits", "--repo", ".", "--out", "x.jsonl", "--max-file-bytes", "0"}, "--max-file-bytes must be >= 1, got 0"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, _, stderr := runCLI(t, "a\n", c.args...)
