@@ -231,9 +231,10 @@ func TestScorersShowsTheDefaults(t *testing.T) {
 	assert.Contains(t, stderr, `--scorer (MCP_PRUNER_SCORER): scorer "no-such-scorer": unknown scorer`)
 }
 
-// TestEngineFlagsOutOfRange: every command that takes the engine's flags refuses a value out
-// of range with the flag's name and the value, as the same value in its variable is refused.
-func TestEngineFlagsOutOfRange(t *testing.T) {
+// TestNumericFlagsOutOfRange: a number out of range is refused with the flag's name and the
+// value (the engine's flags in every command that takes them, as their variables are), not
+// taken as some default.
+func TestNumericFlagsOutOfRange(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
