@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
@@ -184,4 +185,86 @@ func TestFailedStepAnchorsTheLastFailure(t *testing.T) {
 	s := resp.Scores
 	assert.Greater(t, s[critic], s[len(lines)-10], "a line of the failed step outranks the later step's output")
 	assert.Greater(t, s[critic+1], s[later+75], "both of the failed step's lines")
+}
+
+// TestIsFrame: a stack frame is "at ", a name and a place, in any runtime's spelling, past
+// colour codes and indentation; prose that starts with "at" is not one.
+func TestIsFrame(t *testing.T) {
+	for _, l := range []string{
+		"at Verify-Equal, /Users/travis/build/pester/Pester/Dependencies/Axiom/Verify-Equal.ps1:16",
+		"\x1b[39;49m\x1b[31m      at <ScriptBlock>, /Users/travis/build/pester/Pester.Runtime.psm1:1408\x1b[39;49m",
+		"    at Object.<anonymous> (/home/travis/build/x/test/a.test.js:12:7)",
+		"\tat org.junit.Assert.fail(Assert.java:88)",
+		"\tat sun.reflect.NativeMethodAccessorImpl.invoke0(Native Method)",
+		"   at Nancy.Tests.BrowserFixture.Should_return_JSON() in /x/BrowserFixture.cs:line 42",
+		"    at process._tickCallback (internal/process/next_tick.js:68:7)",
+	} {
+		assert.True(t, isFrame(l), "%q", l)
+	}
+	for _, l := range []string{
+		"at least one test failed",
+		"at 12:30 the build started",
+		"Expected: 'file1.Tests.ps1'",
+		"at",
+		"at  two spaces: 3",
+		"",
+	} {
+		assert.False(t, isFrame(l), "%q", l)
+	}
+}
+
+// TestLogsTraceAcrossBlankLines: a failure's report and its frames, each followed by a blank
+// line and starting at the margin (PowerShell's output under Travis), come with the failure
+// line, while the same report lines with no frame after them do not, and a trace is followed
+// no further than maxTraceSpan lines.
+func TestLogsTraceAcrossBlankLines(t *testing.T) {
+	var lines []string
+	noise := func(k int) {
+		for i := range k {
+			lines = append(lines, "Describing block "+string(rune('a'+i%26)), "")
+		}
+	}
+	noise(60)
+	failAt := len(lines)
+	lines = append(lines, "[-] - runs all files from the local folder -> Expected and actual values differ!", "",
+		"Expected: '/var/folders/T/dir/file1.Tests.ps1'", "", "Actual  : 'file1.Tests.ps1'", "")
+	var frames []int
+	for k := range 10 {
+		frames = append(frames, len(lines))
+		lines = append(lines, "at <ScriptBlock>, /Users/travis/build/pester/Pester/new-runtimepoc/Pester.RSpec.ts.ps1:"+strconv.Itoa(100+k), "")
+	}
+	after := len(lines)
+	noise(60)
+	// A second failure whose report has no frames after it: nothing below it is a trace.
+	lone := len(lines)
+	lines = append(lines, "[-] - generates tests -> Expected $null but got 'x'", "", "Expected: $null", "", "Describing other", "")
+	noise(200)
+
+	s := scoreLogs(lines, Analyze(lines, ParseGoal("Why did this CI build fail?")), failures(lines))
+	for _, j := range append([]int{failAt + 2, failAt + 4}, frames...) {
+		assert.Greater(t, s[j], 0.8*s[failAt], "line %d %q comes with its failure", j, lines[j])
+		assert.Greater(t, s[j], s[after+1], "line %d outranks the noise after the trace", j)
+	}
+	assert.Less(t, s[lone+2], 0.8*s[lone], "a report line with no frame after it keeps its own score")
+
+	// The same failure with its frames pushed past maxTraceSpan lines below it (blank lines
+	// between): they are no longer its trace.
+	far := append([]string{}, lines[:failAt+1]...)
+	for range maxTraceSpan {
+		far = append(far, "")
+	}
+	farFrame := len(far)
+	far = append(far, lines[frames[0]], "", lines[frames[1]], "")
+	far = append(far, lines[after:]...)
+	fs := scoreLogs(far, Analyze(far, ParseGoal("Why did this CI build fail?")), failures(far))
+	assert.Less(t, fs[farFrame], 0.5*fs[failAt], "a frame %d lines below the failure is not its trace", farFrame-failAt)
+}
+
+// failures is the failure weight of every line, as the scorer's line scan computes it.
+func failures(lines []string) []float64 {
+	out := make([]float64, len(lines))
+	for i, l := range lines {
+		out[i] = lineFailure(l, appendTerms(nil, l))
+	}
+	return out
 }
