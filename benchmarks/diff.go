@@ -92,7 +92,7 @@ func DiffRuns(base, other []CaseResult, o DiffOptions) ([]RunDiff, error) {
 		id     string
 	}
 	groupOf := func(c *CaseResult) group {
-		b := math.NaN()
+		b := -1.0 // natural mode: no budget (a NaN would never equal itself as a map key)
 		if c.Budget != nil {
 			b = *c.Budget
 		}

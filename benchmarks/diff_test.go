@@ -206,3 +206,19 @@ func TestDiffRunsFallbacks(t *testing.T) {
 	require.NoError(t, WriteRunDiffs(&buf, ds, 0))
 	assert.NotContains(t, buf.String(), "fell back")
 }
+
+// TestDiffRunsNaturalMode: natural-mode results, which have no budget, pair as one group.
+func TestDiffRunsNaturalMode(t *testing.T) {
+	nat := func(id string, recall float64) CaseResult {
+		return CaseResult{Scorer: "s", SourceType: "docs", Dataset: "d", Mode: ModeNatural, Case: id, Recall: &recall}
+	}
+	ds, err := DiffRuns([]CaseResult{nat("a", 0.5), nat("b", 1)}, []CaseResult{nat("a", 1), nat("b", 1)}, DiffOptions{})
+	require.NoError(t, err)
+	require.Len(t, ds, 1)
+	assert.Nil(t, ds[0].Budget)
+	assert.Equal(t, 2, ds[0].Cases)
+	assert.Equal(t, 0.25, ds[0].MeanDiff)
+	var buf bytes.Buffer
+	require.NoError(t, WriteRunDiffs(&buf, ds, 0))
+	assert.Contains(t, buf.String(), "natural")
+}
