@@ -89,5 +89,5 @@ func hasWord(l, w string) bool {
 		return true
 	}
 	c := l[len(w)]
-	return !(c == '_' || isASCIILetter(c) || c >= '0' && c <= '9')
+	return !(c == '_' || isASCIILetter(c) || isDigit(c))
 }

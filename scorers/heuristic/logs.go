@@ -244,12 +244,6 @@ func scoreLogs(lines []string, a *Analysis, fail []float64) []float64 {
 	return s
 }
 
-// isFrame reports whether l is a stack frame (traceLine).
-func isFrame(l string) bool {
-	_, frame := traceLine(l)
-	return frame
-}
-
 // traceLine reads l past indentation, carriage returns and colour codes, and reports whether
 // nothing else is left (blank) or it is a stack frame: "at ", a name (not a number), and a
 // place (":" and a line number, C#'s ":line 42", or a runtime's "Native Method", "Unknown

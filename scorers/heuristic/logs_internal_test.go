@@ -199,7 +199,8 @@ func TestIsFrame(t *testing.T) {
 		"   at Nancy.Tests.BrowserFixture.Should_return_JSON() in /x/BrowserFixture.cs:line 42",
 		"    at process._tickCallback (internal/process/next_tick.js:68:7)",
 	} {
-		assert.True(t, isFrame(l), "%q", l)
+		_, frame := traceLine(l)
+		assert.True(t, frame, "%q", l)
 	}
 	for _, l := range []string{
 		"at least one test failed",
@@ -209,7 +210,8 @@ func TestIsFrame(t *testing.T) {
 		"at  two spaces: 3",
 		"",
 	} {
-		assert.False(t, isFrame(l), "%q", l)
+		_, frame := traceLine(l)
+		assert.False(t, frame, "%q", l)
 	}
 }
 
