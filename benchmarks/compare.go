@@ -108,7 +108,7 @@ func WriteComparisons(w io.Writer, cs []Comparison) error {
 	fmt.Fprintln(tw, "other − base\tsource\tdataset\tbudget\tcases\trecall diff\t95% interval\tbetter\tworse\tsame\t")
 	for _, c := range cs {
 		fmt.Fprintf(tw, "%s − %s\t%s\t%s\t%s\t%d\t%+.3f\t%+.3f … %+.3f\t%d\t%d\t%d\t\n",
-			c.Other, c.Base, c.SourceType, c.Dataset, comparisonBudget(c), c.Cases, c.MeanDiff, c.Low, c.High, c.Better, c.Worse, c.Same)
+			c.Other, c.Base, c.SourceType, c.Dataset, budgetLabel(c.Budget), c.Cases, c.MeanDiff, c.Low, c.High, c.Better, c.Worse, c.Same)
 	}
 	return tw.Flush()
 }

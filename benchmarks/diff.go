@@ -247,7 +247,7 @@ func WriteRunDiffs(w io.Writer, ds []RunDiff, moved int) error {
 		if d.Other != d.Base {
 			name = d.Other + " − " + d.Base
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%+.4f\t%+.4f … %+.4f\t%d\t%d\t%d\t%+.4f\t", name, d.SourceType, d.Dataset, comparisonBudget(d.Comparison),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%+.4f\t%+.4f … %+.4f\t%d\t%d\t%d\t%+.4f\t", name, d.SourceType, d.Dataset, budgetLabel(d.Budget),
 			d.Cases, d.MeanDiff, d.Low, d.High, d.Better, d.Worse, d.Same, d.ReductionDiff)
 		if split {
 			for _, h := range d.Halves {
@@ -265,10 +265,10 @@ func WriteRunDiffs(w io.Writer, ds []RunDiff, moved int) error {
 	for _, d := range ds {
 		if d.Fallbacks[0] != d.Fallbacks[1] {
 			fmt.Fprintf(w, "%s %s %s: %d paired cases fell back (text returned whole) in the base run, %d in the other: their recall is not the scorer's\n",
-				d.SourceType, d.Dataset, comparisonBudget(d.Comparison), d.Fallbacks[0], d.Fallbacks[1])
+				d.SourceType, d.Dataset, budgetLabel(d.Budget), d.Fallbacks[0], d.Fallbacks[1])
 		}
 		if d.Unpaired > 0 {
-			fmt.Fprintf(w, "%s %s %s: %d cases with gold lines are in one run only (left out)\n", d.SourceType, d.Dataset, comparisonBudget(d.Comparison), d.Unpaired)
+			fmt.Fprintf(w, "%s %s %s: %d cases with gold lines are in one run only (left out)\n", d.SourceType, d.Dataset, budgetLabel(d.Budget), d.Unpaired)
 		}
 	}
 	if moved <= 0 {
@@ -278,18 +278,10 @@ func WriteRunDiffs(w io.Writer, ds []RunDiff, moved int) error {
 		if len(d.Moved) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s %s %s, %s: most moved of %d\n", d.SourceType, d.Dataset, comparisonBudget(d.Comparison), d.Other, len(d.Moved))
+		fmt.Fprintf(w, "\n%s %s %s, %s: most moved of %d\n", d.SourceType, d.Dataset, budgetLabel(d.Budget), d.Other, len(d.Moved))
 		for _, m := range d.Moved[:min(moved, len(d.Moved))] {
 			fmt.Fprintf(w, "  %+.3f  %.3f → %.3f  %s\n", m.Other-m.Base, m.Base, m.Other, m.Case)
 		}
 	}
 	return nil
-}
-
-// comparisonBudget is a comparison's budget as a percentage, or its mode.
-func comparisonBudget(c Comparison) string {
-	if c.Budget != nil {
-		return formatBudget(*c.Budget)
-	}
-	return string(c.Mode)
 }

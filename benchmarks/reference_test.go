@@ -69,7 +69,7 @@ func TestReferenceAgreement(t *testing.T) {
 			all := MergeRows(rows, func(r Row) (string, string) { return "", "all" })
 			got := map[string]Row{}
 			for _, r := range all {
-				got[r.Scorer+"/"+budgetLabel(r)] = r
+				got[r.Scorer+"/"+budgetLabel(r.Budget)] = r
 				assert.Equal(t, len(cases), r.Cases)
 				assert.Zero(t, r.Fallbacks)
 			}

@@ -57,18 +57,19 @@ func MachineInfo() string {
 	return s
 }
 
-// formatBudget renders a share as a percentage: 0.1 -> "10%".
 // formatBudget writes a budget share as a percentage, to four decimals at most (0.07 is
 // "7%", not the float product's "7.000000000000001%").
 func formatBudget(b float64) string {
 	return strconv.FormatFloat(math.Round(b*1e6)/1e4, 'f', -1, 64) + "%"
 }
 
-func budgetLabel(r Row) string {
-	if r.Budget == nil {
+// budgetLabel is a row's or a comparison's budget as a percentage, or "natural" (natural
+// mode has none).
+func budgetLabel(b *float64) string {
+	if b == nil {
 		return "natural"
 	}
-	return formatBudget(*r.Budget)
+	return formatBudget(*b)
 }
 
 // WriteTable writes rows as an aligned text table for a terminal.
@@ -82,7 +83,7 @@ func WriteTable(w io.Writer, rows []Row) error {
 		}
 		prev = r.Scorer
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t%.2f\t%.2f\t%.2f\t%d\t\n",
-			r.Scorer, r.SourceType, r.Dataset, budgetLabel(r), r.Cases, r.Recall, r.HitRate, r.Reduction,
+			r.Scorer, r.SourceType, r.Dataset, budgetLabel(r.Budget), r.Cases, r.Recall, r.HitRate, r.Reduction,
 			r.KeptTokens, r.P50MS, r.P99MS, r.MBPerS, r.Fallbacks)
 	}
 	return tw.Flush()
@@ -253,7 +254,7 @@ func WriteMarkdown(w io.Writer, rows []Row, m Meta) error {
 	b.WriteString("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %.3f | %.3f | %.3f | %.0f | %.2f | %.2f | %.2f | %d | %d |\n",
-			r.Scorer, r.SourceType, r.Dataset, budgetLabel(r), r.Cases, r.Recall, r.HitRate, r.Reduction,
+			r.Scorer, r.SourceType, r.Dataset, budgetLabel(r.Budget), r.Cases, r.Recall, r.HitRate, r.Reduction,
 			r.KeptTokens, r.P50MS, r.P99MS, r.MBPerS, r.Fallbacks, r.OverBudget)
 	}
 	b.WriteString("\n</details>\n")
@@ -271,7 +272,7 @@ func FailOpenWarning(rows []Row) string {
 	for _, r := range rows {
 		if r.Mode == ModeBudget && r.Fallbacks > 0 {
 			n += r.Fallbacks
-			where = append(where, fmt.Sprintf("%s %s %s %s: %d", r.Scorer, r.SourceType, r.Dataset, budgetLabel(r), r.Fallbacks))
+			where = append(where, fmt.Sprintf("%s %s %s %s: %d", r.Scorer, r.SourceType, r.Dataset, budgetLabel(r.Budget), r.Fallbacks))
 		}
 	}
 	if n == 0 {
