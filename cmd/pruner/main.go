@@ -135,11 +135,11 @@ var flagSynonyms = map[string][]string{
 	"query":    {"goal"},
 }
 
-// nearestFlag returns the flag of fs that name most likely meant: a synonym fs has, else the
-// closest name within an edit distance of 2 (1 for names of under 5 bytes), "-" and "_"
-// read alike; "" if none is that close.
+// nearestFlag returns the flag of fs that name (as the flag package reports it: no dashes,
+// no value) most likely meant: a synonym fs has, else the closest name within an edit
+// distance of 2 (1 for names of under 5 bytes), "-" and "_" read alike; "" if none is that
+// close.
 func nearestFlag(fs *flag.FlagSet, name string) string {
-	name = strings.TrimLeft(strings.SplitN(name, "=", 2)[0], "-")
 	for _, s := range flagSynonyms[name] {
 		if fs.Lookup(s) != nil {
 			return s
