@@ -217,16 +217,9 @@ func reductionOf(c *CaseResult) float64 {
 
 // halfOf is the half (0: A, 1: B) of the case id's split key, and whether it has one.
 func halfOf(split *regexp.Regexp, id string) (int, bool) {
-	m := split.FindStringSubmatch(id)
-	if m == nil {
+	k, ok := splitKey(split, id)
+	if !ok {
 		return 0, false
-	}
-	k := m[0]
-	for _, g := range m[1:] {
-		if g != "" {
-			k = g
-			break
-		}
 	}
 	sum := md5.Sum([]byte(k))
 	return int(sum[len(sum)-1] & 1), true

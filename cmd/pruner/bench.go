@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,6 +32,9 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	if len(args) > 0 && args[0] == "diff" {
 		return runBenchDiff(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "spread" {
+		return runBenchSpread(args[1:], stdout, stderr)
 	}
 	fs := benchFlagSet("bench", stderr)
 	var (
@@ -63,6 +67,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintf(stderr, `Usage: pruner bench [flags]
        pruner bench build-commits --repo PATH --out FILE [flags]
        pruner bench diff BASE.jsonl OTHER.jsonl [flags]
+       pruner bench spread RUN.jsonl [flags]
 
 Runs scorers on labelled cases through the real engine and reports, per scorer, source type,
 dataset, mode and budget: recall of the gold lines, hit rate, token reduction, kept tokens,
@@ -510,6 +515,104 @@ Flags:
 		return err
 	}
 	return benchmarks.WriteRunDiffs(stdout, diffs, *moved)
+}
+
+func runBenchSpread(args []string, stdout, stderr io.Writer) error {
+	fs := benchFlagSet("bench spread", stderr)
+	var (
+		scorer    = fs.String("scorer", "", "only this scorer's results (default: every scorer of the run)")
+		by        = fs.String("by", devRepoSplit, "what a repository is: the regular expression's first non-empty group in each case id (its whole match without one); a case it does not match is a repository of its own (the default matches the dev sets' ids; docs ids name no page)")
+		aims      = fs.String("aims", formatAims(benchmarks.DefaultAims), "comma-separated NAME=RECALL: the recall a dataset (swe-bench) or a source type (logs) is held to at --aim-budget; \"\" for none")
+		aimBudget = fs.Float64("aim-budget", 0.2, "the budget the aims are set at")
+		draws     = fs.Int("draws", benchmarks.DefaultDraws, "bootstrap draws per row")
+		seed      = fs.Uint64("seed", 1, "seed of the draws (the same seed gives the same figures)")
+	)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `Usage: pruner bench spread RUN.jsonl [flags]
+
+How sure is a recall figure on repositories the bench has not seen? Reads one run's per-case
+results (the file 'pruner bench --cases' writes) and, per scorer, source type, dataset and
+budget, resamples the repositories with replacement (every case of a drawn repository in) and
+prints the mean recall with the 2.5th, 50th and 97.5th percentiles of the resampled means, and
+where the row has an aim, the share of draws under it. Cases of one repository succeed or fail
+together, so this is wider than an interval over cases, and it is the error the unseen split
+(other repositories of the same sources) is exposed to. A source type with several datasets
+also gets a row pooled over them (dataset "all").
+
+Examples:
+  pruner bench --scorers structural,heuristic --modes budget --budgets 0.1,0.2,0.3 --quiet --cases /tmp/run.jsonl
+  pruner bench spread /tmp/run.jsonl
+  pruner bench spread /tmp/run.jsonl --scorer heuristic --aims logs=0.95 --draws 10000
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one --cases file, got %d arguments", len(pos))
+	}
+	if *draws < 1 {
+		return usagef("--draws must be >= 1, got %d", *draws)
+	}
+	if !(*aimBudget > 0 && *aimBudget <= 1) {
+		return usagef("--aim-budget must be in (0, 1], got %g", *aimBudget)
+	}
+	o := benchmarks.SpreadOptions{Draws: *draws, Seed: *seed, AimBudget: *aimBudget}
+	if *by != "" {
+		if o.By, err = regexp.Compile(*by); err != nil {
+			return usagef("--by: %v", err)
+		}
+	}
+	if o.Aims, err = parseAims(*aims); err != nil {
+		return err
+	}
+	f, err := os.Open(pos[0])
+	if err != nil {
+		return err
+	}
+	results, err := benchmarks.ReadResults(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	if *scorer != "" {
+		results = slices.DeleteFunc(results, func(c benchmarks.CaseResult) bool { return c.Scorer != *scorer })
+		if len(results) == 0 {
+			return usagef("no results of scorer %q in %s", *scorer, pos[0])
+		}
+	}
+	spreads := benchmarks.Spreads(results, o)
+	if len(spreads) == 0 {
+		return fmt.Errorf("%s: no case with gold lines", pos[0])
+	}
+	return benchmarks.WriteSpreads(stdout, spreads)
+}
+
+// formatAims writes aims as --aims takes them, in name order.
+func formatAims(aims map[string]float64) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(aims)) {
+		parts = append(parts, fmt.Sprintf("%s=%.2f", k, aims[k]))
+	}
+	return strings.Join(parts, ",")
+}
+
+// parseAims reads --aims: NAME=RECALL pairs, each recall in (0, 1].
+func parseAims(s string) (map[string]float64, error) {
+	aims := map[string]float64{}
+	for _, part := range benchList(s) {
+		name, v, ok := strings.Cut(part, "=")
+		r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if name = strings.TrimSpace(name); !ok || name == "" || err != nil || !(r > 0 && r <= 1) {
+			return nil, usagef("--aims wants NAME=RECALL pairs with recalls in (0, 1], e.g. swe-bench=0.8,logs=0.92; got %q", part)
+		}
+		aims[name] = r
+	}
+	return aims, nil
 }
 
 func benchFlagSet(name string, stderr io.Writer) *flag.FlagSet {

@@ -183,6 +183,42 @@ func TestBenchOracle(t *testing.T) {
 
 // TestBenchDiff: two runs' --cases files compare case by case; a run against itself moves
 // nothing, and two scorers of one run compare as BASE,OTHER.
+func TestBenchSpread(t *testing.T) {
+	data := benchCases(t)
+	cases := filepath.Join(t.TempDir(), "run.jsonl")
+	code, _, stderr := runCLI(t, "", "bench", "--data", data, "--scorers", "head,heuristic", "--modes", "budget", "--budgets", "0.1,0.2", "--quiet", "--cases", cases)
+	require.Equal(t, 0, code, stderr)
+
+	// Ids t/0 … t/5 keyed by their digit: six repositories of one case.
+	code, out, stderr := runCLI(t, "", "bench", "spread", cases, "--by", `^t/(\d)`, "--aims", "synthetic=0.5", "--draws", "300")
+	require.Equal(t, 0, code, stderr)
+	for _, scorer := range []string{"head", "heuristic"} {
+		assert.Regexp(t, `(?m)^\s*`+scorer+`\s+code\s+synthetic\s+20%\s+6\s+6\s+[01]\.\d{3}\s+.*0\.50\s+\d+\.\d%\s*$`, out)
+		assert.Regexp(t, `(?m)^\s*`+scorer+`\s+code\s+synthetic\s+10%\s+6\s+6\s+[01]\.\d{3}(\s+[01]\.\d{3}){3}\s*$`, out, "no aim at 10%%")
+	}
+	code, out, stderr = runCLI(t, "", "bench", "spread", cases, "--by", `^t/`, "--scorer", "heuristic")
+	require.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `(?m)^\s*heuristic\s+code\s+synthetic\s+20%\s+6\s+1\s`, out, "one repository: every id has the same key")
+	assert.NotContains(t, out, "head ")
+
+	for _, args := range [][]string{
+		{"bench", "spread"},
+		{"bench", "spread", cases, cases},
+		{"bench", "spread", cases, "--by", "("},
+		{"bench", "spread", cases, "--draws", "0"},
+		{"bench", "spread", cases, "--aims", "logs"},
+		{"bench", "spread", cases, "--aims", "logs=1.5"},
+		{"bench", "spread", cases, "--aim-budget", "0"},
+		{"bench", "spread", cases, "--scorer", "nosuch"},
+	} {
+		code, _, stderr := runCLI(t, "", args...)
+		assert.Equal(t, 2, code, "%v: %s", args, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "bench", "spread", data)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "not a per-case result", "a case file is not a results file")
+}
+
 func TestBenchDiff(t *testing.T) {
 	data := benchCases(t)
 	cases := filepath.Join(t.TempDir(), "run.jsonl")

@@ -108,7 +108,7 @@ func TestHelpShowsExamplesThatParse(t *testing.T) {
 		return stdout + stderr
 	}
 	// Commands with subcommands of their own flags: "pruner bench diff" is not "pruner bench".
-	subcommands := map[string][]string{"bench": {"diff", "build-commits"}}
+	subcommands := map[string][]string{"bench": {"diff", "spread", "build-commits"}}
 	isCommand := map[string]bool{}
 	names := []string{}
 	for _, c := range commands() {
