@@ -136,6 +136,29 @@ func TestReports(t *testing.T) {
 	})
 }
 
+func TestMarkdownSaysHowSureTheAimsAre(t *testing.T) {
+	row := func(scorer string, budget float64, recalls map[string]float64) Row {
+		r := Row{Scorer: scorer, SourceType: "code", Dataset: "swe-bench", Mode: ModeBudget, Budget: &budget, Accounting: AccountingEngine}
+		for _, id := range []string{"swebench/a__a-1", "swebench/a__a-2", "swebench/b__b-7"} {
+			r.outcomes = append(r.outcomes, outcome{id: id, recall: recalls[id], hasGold: true, tokensBefore: 1000, keptTokens: 200, bytes: 4000, ms: 1})
+		}
+		r.finish()
+		return r
+	}
+	recalls := map[string]float64{"swebench/a__a-1": 1, "swebench/a__a-2": 1, "swebench/b__b-7": 0.4}
+	rows := []Row{row("structural", 0.2, recalls), row("structural", 0.1, recalls), row(BaselineBM25, 0.2, recalls)}
+	var b bytes.Buffer
+	require.NoError(t, WriteMarkdown(&b, rows, Meta{Command: "pruner bench", Accounting: AccountingEngine}))
+	md := b.String()
+	require.Contains(t, md, "#### How sure: the aims on other repositories")
+	// Two repositories (a: 1 and 1, b: 0.4), so a draw's mean is 1, 0.8 or 0.4, under the
+	// aim of 0.80 when b is drawn twice (a quarter of the draws) or once (a half: 0.8 is
+	// not under it, 1·2+0.4 over 3 cases is 0.8).
+	assert.Regexp(t, `\| structural \| code \| swe-bench \| 2 \| 0\.800 \| 0\.400 \| 0\.800 \| 1\.000 \| 0\.80 @ 20% \| 2\d\.\d% \|`, md)
+	assert.NotContains(t, md, "| bm25 | code | swe-bench | 2 |", "baselines are not held to the aims")
+	assert.Equal(t, 1, strings.Count(md, "0.80 @ 20%"), "only the budget the aims are set at")
+}
+
 func TestReplaceSection(t *testing.T) {
 	block := SectionBegin + "\nNEW\n" + SectionEnd
 	tests := []struct {

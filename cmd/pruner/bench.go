@@ -433,11 +433,8 @@ Flags:
 	return err
 }
 
-// devRepoSplit is a --split key for the repository of every dev set's case ids
-// (swebench/astropy__astropy-12907, commits/caddyserver/caddy@45ba3278b582,
-// logchunks/C#/NancyFx@Nancy/failed/375658615.log, cidiff/assertfixer_1320); docs ids
-// (conala/train/4934806-50) name no page and match none.
-const devRepoSplit = `^(?:swebench/(.+)-\d+$|commits/([^@]+)@|logchunks/[^/]+/([^/]+)/|cidiff/(.+)_\d+$)`
+// devRepoSplit is the key of the dev sets' repositories (benchmarks.DevRepoKey).
+const devRepoSplit = benchmarks.DevRepoKey
 
 func runBenchDiff(args []string, stdout, stderr io.Writer) error {
 	fs := benchFlagSet("bench diff", stderr)
@@ -523,7 +520,7 @@ func runBenchSpread(args []string, stdout, stderr io.Writer) error {
 		scorer    = fs.String("scorer", "", "only this scorer's results (default: every scorer of the run)")
 		by        = fs.String("by", devRepoSplit, "what a repository is: the regular expression's first non-empty group in each case id (its whole match without one); a case it does not match is a repository of its own (the default matches the dev sets' ids; docs ids name no page)")
 		aims      = fs.String("aims", formatAims(benchmarks.DefaultAims), "comma-separated NAME=RECALL: the recall a dataset (swe-bench) or a source type (logs) is held to at --aim-budget; \"\" for none")
-		aimBudget = fs.Float64("aim-budget", 0.2, "the budget the aims are set at")
+		aimBudget = fs.Float64("aim-budget", benchmarks.DefaultAimBudget, "the budget the aims are set at")
 		draws     = fs.Int("draws", benchmarks.DefaultDraws, "bootstrap draws per row")
 		seed      = fs.Uint64("seed", 1, "seed of the draws (the same seed gives the same figures)")
 	)
