@@ -518,7 +518,7 @@ func runBenchSpread(args []string, stdout, stderr io.Writer) error {
 	fs := benchFlagSet("bench spread", stderr)
 	var (
 		scorer    = fs.String("scorer", "", "only this scorer's results (default: every scorer of the run)")
-		by        = fs.String("by", devRepoSplit, "what a repository is: the regular expression's first non-empty group in each case id (its whole match without one); a case it does not match is a repository of its own (the default matches the dev sets' ids; docs ids name no page)")
+		by        = fs.String("by", devRepoSplit, "what a repository is: the regular expression's first non-empty group in each case id (its whole match without one); a case it does not match is a repository of its own (the default matches the dev sets' ids; docs ids name no page); '' draws cases, for a split that holds other cases of the same repositories")
 		aims      = fs.String("aims", formatAims(benchmarks.DefaultAims), "comma-separated NAME=RECALL: the recall a dataset (swe-bench) or a source type (logs) is held to at --aim-budget; \"\" for none")
 		aimBudget = fs.Float64("aim-budget", benchmarks.DefaultAimBudget, "the budget the aims are set at")
 		draws     = fs.Int("draws", benchmarks.DefaultDraws, "bootstrap draws per row")
