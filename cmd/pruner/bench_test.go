@@ -200,6 +200,9 @@ func TestBenchSpread(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Regexp(t, `(?m)^\s*heuristic\s+code\s+synthetic\s+20%\s+6\s+1\s`, out, "one repository: every id has the same key")
 	assert.NotContains(t, out, "head ")
+	code, out, stderr = runCLI(t, "", "bench", "spread", cases, "--by", "", "--scorer", "heuristic")
+	require.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `(?m)^\s*heuristic\s+code\s+synthetic\s+20%\s+6\s+6\s`, out, "no key: every case drawn alone")
 
 	for _, args := range [][]string{
 		{"bench", "spread"},
