@@ -140,8 +140,12 @@ func Spreads(results []CaseResult, o SpreadOptions) []Spread {
 		}
 	}
 	// Pooled rows follow the last dataset row of their source type.
+	lastOf := map[rowKey]int{}
+	for i, k := range order {
+		k.ds = ""
+		lastOf[k] = i
+	}
 	var out []Spread
-	emitted := map[rowKey]bool{}
 	draws := o.Draws
 	if draws <= 0 {
 		draws = DefaultDraws
@@ -151,33 +155,22 @@ func Spreads(results []CaseResult, o SpreadOptions) []Spread {
 		s := r.s
 		s.Groups = len(r.keys)
 		s.Mean /= float64(s.Cases)
-		s.Low, s.Median, s.High, s.Aim, s.BelowAim = bootstrapMeans(r.keys, r.sums, r.counts, draws, o.Seed, s.aim(o, whole))
+		s.Aim = s.aim(o, whole)
+		s.Low, s.Median, s.High, s.BelowAim = bootstrapMeans(r.keys, r.sums, r.counts, draws, o.Seed, s.Aim)
 		out = append(out, s)
 	}
 	for i, k := range order {
 		pk := k
 		pk.ds = ""
 		finish(rows[k], len(datasets[pk]) == 1)
-		if len(datasets[pk]) < 2 || emitted[pk] {
+		if len(datasets[pk]) < 2 || lastOf[pk] != i {
 			continue
 		}
-		last := true
-		for _, later := range order[i+1:] {
-			if later.scorer == k.scorer && later.st == k.st && later.mode == k.mode && later.budget == k.budget {
-				last = false
-				break
-			}
-		}
-		if !last {
-			continue
-		}
-		emitted[pk] = true
 		pooled := &row{sums: map[string]float64{}, counts: map[string]int{}}
 		pooled.s = Spread{Scorer: k.scorer, SourceType: k.st, Dataset: "all", Mode: k.mode, Budget: rows[k].s.Budget}
-		for _, dk := range order {
-			if dk.scorer != k.scorer || dk.st != k.st || dk.mode != k.mode || dk.budget != k.budget {
-				continue
-			}
+		for _, ds := range datasets[pk] {
+			dk := pk
+			dk.ds = ds
 			r := rows[dk]
 			for _, g := range r.keys {
 				// A repository's key could repeat across datasets; keep them apart.
@@ -210,9 +203,9 @@ func (s *Spread) aim(o SpreadOptions, whole bool) float64 {
 }
 
 // bootstrapMeans draws len(keys) groups with replacement, draws times, and returns the 2.5th,
-// 50th and 97.5th percentiles of the drawn means (each the drawn cases' macro average), the
-// aim, and the share of draws under it.
-func bootstrapMeans(keys []string, sums map[string]float64, counts map[string]int, draws int, seed uint64, aim float64) (low, median, high, aimOut, below float64) {
+// 50th and 97.5th percentiles of the drawn means (each the drawn cases' macro average) and the
+// share of draws under aim (0 without one).
+func bootstrapMeans(keys []string, sums map[string]float64, counts map[string]int, draws int, seed uint64, aim float64) (low, median, high, below float64) {
 	g := len(keys)
 	sum := make([]float64, g)
 	cnt := make([]float64, g)
@@ -240,7 +233,7 @@ func bootstrapMeans(keys []string, sums map[string]float64, counts map[string]in
 	if aim > 0 {
 		below = float64(under) / float64(draws)
 	}
-	return at(0.025), at(0.5), at(0.975), aim, below
+	return at(0.025), at(0.5), at(0.975), below
 }
 
 // splitKey is the case id's key under re (the first non-empty group, else the whole match),

@@ -494,17 +494,8 @@ Flags:
 	}
 	var runs [2][]benchmarks.CaseResult
 	for i, path := range pos {
-		f, err := os.Open(path)
-		if err != nil {
+		if runs[i], err = readRunFile(path); err != nil {
 			return err
-		}
-		runs[i], err = benchmarks.ReadResults(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if len(runs[i]) == 0 {
-			return fmt.Errorf("%s: no per-case results", path)
 		}
 	}
 	diffs, err := benchmarks.DiffRuns(runs[0], runs[1], o)
@@ -567,14 +558,9 @@ Flags:
 	if o.Aims, err = parseAims(*aims); err != nil {
 		return err
 	}
-	f, err := os.Open(pos[0])
+	results, err := readRunFile(pos[0])
 	if err != nil {
 		return err
-	}
-	results, err := benchmarks.ReadResults(f)
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	if *scorer != "" {
 		results = slices.DeleteFunc(results, func(c benchmarks.CaseResult) bool { return c.Scorer != *scorer })
@@ -587,6 +573,23 @@ Flags:
 		return fmt.Errorf("%s: no case with gold lines", pos[0])
 	}
 	return benchmarks.WriteSpreads(stdout, spreads)
+}
+
+// readRunFile reads a --cases file of per-case results, refusing one that holds none.
+func readRunFile(path string) ([]benchmarks.CaseResult, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	results, err := benchmarks.ReadResults(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(results) == 0 {
+		return nil, fmt.Errorf("%s: no per-case results", path)
+	}
+	return results, nil
 }
 
 // formatAims writes aims as --aims takes them, in name order.
