@@ -2,8 +2,11 @@ package heuristic
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,21 +21,21 @@ func TestAnalyzeStopsWhenCancelled(t *testing.T) {
 		lines[i] = "worker processed batch in 12ms"
 	}
 	q := New().goals.parse("worker batch timeout")
-	seen := 0
-	count := func(int, []termHash) { seen++ }
+	var seen atomic.Int64 // the scan's parts call the hook concurrently
+	count := func(int, []termHash) { seen.Add(1) }
 
 	a, err := analyze(context.Background(), lines, q, "", count)
 	require.NoError(t, err)
 	require.Len(t, a.Lex, len(lines))
-	assert.Equal(t, len(lines), seen)
+	assert.Equal(t, int64(len(lines)), seen.Load())
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	seen = 0
+	seen.Store(0)
 	a, err = analyze(ctx, lines, q, "", count)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.True(t, a == nil, "an analysis of a cancelled scan")
-	assert.Less(t, seen, analyzeCheckEvery, "lines scanned after the context ended")
+	assert.Less(t, seen.Load(), int64(scanWorkers(lines)*analyzeCheckEvery), "lines scanned after the context ended")
 }
 
 // TestNamedTermsInsideLongerNames: a name the goal writes as code counts namedPartShare inside
@@ -93,4 +96,33 @@ func render(w io.Writer, h Header) error {
 		want++
 	}
 	assert.Greater(t, got, want/2, "most spans hold a goal term, so the comparison says something")
+}
+
+// TestAnalysisInPartsIsTheSame: a large input is scanned by several goroutines, and the
+// analysis they join must be the one a single scan makes, bit for bit, hook calls included.
+func TestAnalysisInPartsIsTheSame(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	var lines []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		lines = append(lines, strings.Split(string(b), "\n")...)
+	}
+	lines = append(lines, "", "\x1b[31merror\x1b[0m: analyze failed", "")
+	q := New().goals.parse("`analyze` returns the wrong matchStart when appendTerms splits ParseGoal's terms")
+	scan := func(k int) (*Analysis, []int) {
+		hooked := make([]int, len(lines))
+		a, err := analyzeParts(context.Background(), lines, q, "scorers/heuristic/analysis.go",
+			func(i int, hs []termHash) { hooked[i] = len(hs) + 1 }, k)
+		require.NoError(t, err)
+		return a, hooked
+	}
+	want, wantHooked := scan(1)
+	require.NotEmpty(t, want.matches, "the goal's terms are in the package's source")
+	for _, k := range []int{2, 3, 7, len(lines) + 5} {
+		got, hooked := scan(k)
+		assert.Equal(t, want, got, "%d parts", k)
+		assert.Equal(t, wantHooked, hooked, "%d parts", k)
+	}
 }
