@@ -2,7 +2,6 @@ package heuristic
 
 import (
 	"math"
-	"regexp"
 	"strings"
 )
 
@@ -15,10 +14,70 @@ type entry struct {
 	name             string // the object's name, lower case, without its module or class
 }
 
-// reObjectDirective matches the directives that describe an object, with or without a
-// domain ("py:function"); admonitions and markup (note, versionchanged, index) are not
-// entries.
-var reObjectDirective = regexp.MustCompile(`^\s*\.\.\s+(?:\w+:)?(?:function|method|class|attribute|data|exception|classmethod|staticmethod|decorator|decoratormethod|property|coroutinefunction|coroutinemethod|abstractmethod|awaitablefunction|describe|option|cmdoption|envvar)::\s*([A-Za-z_][\w.]*)?`)
+// objectDirectives are the directives that describe an object, with or without a domain
+// ("py:function"); admonitions and markup (note, versionchanged, index) are not entries.
+var objectDirectives = map[string]bool{
+	"function": true, "method": true, "class": true, "attribute": true, "data": true, "exception": true,
+	"classmethod": true, "staticmethod": true, "decorator": true, "decoratormethod": true, "property": true,
+	"coroutinefunction": true, "coroutinemethod": true, "abstractmethod": true, "awaitablefunction": true,
+	"describe": true, "option": true, "cmdoption": true, "envvar": true,
+}
+
+// objectDirective reads a line as an object directive: white space, "..", white space, an
+// optional domain ("py:"), one of objectDirectives, "::", and the object's name (an
+// identifier with dots; "" if none follows). It is the regular expression
+//
+//	^\s*\.\.\s+(?:\w+:)?(?:function|method|...)::\s*([A-Za-z_][\w.]*)?
+//
+// written out: docs pages start thousands of lines with "..", and the expression's
+// backtracking was most of scoring a page.
+func objectDirective(l string) (name string, ok bool) {
+	i := skipReSpaces(l, 0)
+	if !strings.HasPrefix(l[i:], "..") {
+		return "", false
+	}
+	j := skipReSpaces(l, i+2)
+	if j == i+2 {
+		return "", false
+	}
+	w := wordEnd(l, j)
+	if w > j && w < len(l) && l[w] == ':' && (w+1 >= len(l) || l[w+1] != ':') { // a domain
+		j = w + 1
+		w = wordEnd(l, j)
+	}
+	if !objectDirectives[l[j:w]] || !strings.HasPrefix(l[w:], "::") {
+		return "", false
+	}
+	k := skipReSpaces(l, w+2)
+	if k >= len(l) || !(l[k] == '_' || isASCIILetter(l[k])) {
+		return "", true
+	}
+	e := k + 1
+	for e < len(l) && (isASCIIWord(l[e]) || l[e] == '.') {
+		e++
+	}
+	return l[k:e], true
+}
+
+// skipReSpaces returns the index of the first byte at or after i that is not white space as
+// regular expressions' \s reads it (space, \t, \n, \f, \r).
+func skipReSpaces(l string, i int) int {
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '\n' || l[i] == '\f' || l[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// wordEnd returns the index after the run of ASCII word bytes ([0-9A-Za-z_]) starting at i.
+func wordEnd(l string, i int) int {
+	for i < len(l) && isASCIIWord(l[i]) {
+		i++
+	}
+	return i
+}
+
+// isASCIIWord reports whether c is a word byte as regular expressions' \w reads it.
+func isASCIIWord(c byte) bool { return c == '_' || isASCIILetter(c) || c >= '0' && c <= '9' }
 
 // entries returns the object entries of lines, nested ones (a class's methods) included.
 func entries(lines []string, t tree) []entry {
@@ -31,11 +90,11 @@ func entries(lines []string, t tree) []entry {
 		if !strings.HasPrefix(strings.TrimLeft(l, " \t"), "..") {
 			continue
 		}
-		m := reObjectDirective.FindStringSubmatch(l)
-		if m == nil {
+		obj, ok := objectDirective(l)
+		if !ok {
 			continue
 		}
-		name := strings.ToLower(m[1][strings.LastIndex(m[1], ".")+1:])
+		name := strings.ToLower(obj[strings.LastIndex(obj, ".")+1:])
 		if blank == nil {
 			blank = make([]bool, len(lines))
 			for k, l := range lines {

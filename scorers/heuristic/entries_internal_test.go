@@ -3,6 +3,7 @@ package heuristic
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -168,4 +169,76 @@ func BenchmarkEntriesNested(b *testing.B) {
 			b.Fatal("an entry was missed")
 		}
 	}
+}
+
+// reObjectDirective is what objectDirective reads, as the regular expression it replaced.
+var reObjectDirective = regexp.MustCompile(`^\s*\.\.\s+(?:\w+:)?(?:function|method|class|attribute|data|exception|classmethod|staticmethod|decorator|decoratormethod|property|coroutinefunction|coroutinemethod|abstractmethod|awaitablefunction|describe|option|cmdoption|envvar)::\s*([A-Za-z_][\w.]*)?`)
+
+var objectDirectiveCases = []string{
+	".. function:: sum(iterable, /, start=0)",
+	"   .. method:: dict.items()",
+	".. py:class:: collections.OrderedDict([items])",
+	".. c:function:: PyObject* PyList_New(Py_ssize_t len)",
+	".. classmethod:: fromkeys(iterable[, value])",
+	".. class:: _Private",
+	".. data:: 3rd",
+	".. envvar::PYTHONPATH",
+	".. option::",
+	".. function:::",
+	"..function:: f",
+	"..\tfunction::\tf.g.h(x)",
+	".. note::",
+	".. versionchanged:: 3.8",
+	".. :function:: f",
+	".. py::function:: f",
+	".. a:b:function:: f",
+	".. method:function:: f",
+	".. function:x",
+	".. Function:: f",
+	".. function: f",
+	".. functionx:: f",
+	".. function:: $f",
+	".. function:: é",
+	".. function:: fé",
+	" \f.. data:: X",
+	".. é:function:: f",
+	"",
+	"..",
+	".. ",
+	"... function:: f",
+}
+
+func objectDirectiveByPattern(l string) (string, bool) {
+	m := reObjectDirective.FindStringSubmatch(l)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// TestObjectDirectiveAgreesWithThePattern: the directive reader is the expression it
+// replaced, written out; docs.dev scores the same bit for bit.
+func TestObjectDirectiveAgreesWithThePattern(t *testing.T) {
+	for _, l := range objectDirectiveCases {
+		name, ok := objectDirective(l)
+		wantName, want := objectDirectiveByPattern(l)
+		assert.Equal(t, want, ok, "%q", l)
+		assert.Equal(t, wantName, name, "%q", l)
+	}
+	name, ok := objectDirective(".. py:method:: Pool.map(func, iterable)")
+	assert.True(t, ok)
+	assert.Equal(t, "Pool.map", name)
+}
+
+func FuzzObjectDirective(f *testing.F) {
+	for _, l := range objectDirectiveCases {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, l string) {
+		name, ok := objectDirective(l)
+		wantName, want := objectDirectiveByPattern(l)
+		if ok != want || name != wantName {
+			t.Fatalf("objectDirective(%q) = %q, %v; the pattern gives %q, %v", l, name, ok, wantName, want)
+		}
+	})
 }
