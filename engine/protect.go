@@ -75,14 +75,14 @@ func protectCode(lines []string, prot []uint8) {
 			if strings.HasPrefix(strings.TrimSpace(l), ")") {
 				inImportBlock = false
 			}
-		case importWords[w] && reImport.MatchString(l):
+		case importWords[w] && isImport(w, l):
 			prot[i] = protRule
 			t := strings.TrimSpace(l)
 			// Go "import (" blocks and Python "from x import (" continue to the ")".
 			if strings.HasSuffix(t, "(") {
 				inImportBlock = true
 			}
-		case declWords[w] && reDecl.MatchString(l):
+		case declWords[w] && isDecl(w, l):
 			prot[i] = protRule
 		}
 	}
@@ -95,6 +95,44 @@ var (
 	declWords   = setOf("@", "export", "default", "async", "def", "class", "func", "fn", "function", "interface", "struct",
 		"enum", "trait", "impl", "type", "module", "object", "pub", "public", "private", "protected", "internal")
 )
+
+// isImport is reImport.MatchString(l) for a line whose leadingWord w is one of importWords,
+// answered without the regexp where the word decides: the regexp's backtracker clears state
+// in proportion to the line's length, and Go's var and const lines, C's and Python's '#'
+// lines are many and long (a tenth of a 10,000-line prune went to these two regexps).
+func isImport(w, l string) bool {
+	switch w {
+	case "import":
+		return keywordEnds(l, w) // import\b
+	case "const", "let", "var":
+		// Only (const|let|var) … = require( starts with these words.
+		return strings.Contains(l, "require") && reImport.MatchString(l)
+	case "#":
+		return strings.Contains(l, "include") && reImport.MatchString(l)
+	}
+	return reImport.MatchString(l)
+}
+
+// isDecl is reDecl.MatchString(l) for a line whose leadingWord w is one of declWords, in
+// the same way: a line that starts with one of declKeywords is a declaration when the word
+// ends there (\b), whatever follows.
+func isDecl(w, l string) bool {
+	if declKeywords[w] {
+		return keywordEnds(l, w)
+	}
+	return reDecl.MatchString(l)
+}
+
+// declKeywords are the declWords that reDecl accepts alone, followed by a word boundary.
+var declKeywords = setOf("def", "class", "func", "fn", "function", "interface", "struct", "enum", "trait", "impl", "type", "module", "object")
+
+// keywordEnds reports whether l's leading word w (leadingWord: letters and '_' after the
+// indentation) ends at a word boundary as regular expressions' \b reads it: the byte after
+// it is not an ASCII digit (leadingWord stopped at a byte that is no letter or '_').
+func keywordEnds(l, w string) bool {
+	i := strings.Index(l, w) + len(w) // the first occurrence: only indentation is before it
+	return i >= len(l) || l[i] < '0' || l[i] > '9'
+}
 
 func setOf(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))

@@ -82,3 +82,55 @@ func FuzzDocFences(f *testing.F) {
 		assert.Equal(t, want, docFences(lines))
 	})
 }
+
+// protectCodeCases are lines whose first word reaches the import and declaration rules.
+var protectCodeCases = []string{
+	"import os", "import", "import2 = 1", "  import (", "importx", "import\tfoo", "import_x",
+	"from a.b import c", "from . import x", "from x importy",
+	"#include <stdio.h>", "# include \"a.h\"", "#includes", "# see the include list", "#", "# comment",
+	"using System.Text;", "using x", "use std::io;", "use strict", "require('x')", "require (x)",
+	"const x = require('y')", "const { a, b } = require(\"c\")", "var x = 1", "let y=require(z)", "const x = requirex()",
+	"var require = 1", "const x = 'require('", "package main", "package", "module Foo", "module.exports = x",
+	"namespace App\\Http;", "extern crate serde;", "library(dplyr)", "library",
+	"def f(x):", "def", "def2 = 1", "class Foo:", "class_ = 1", "func (r *T) Close() error {", "func", "func9", "funcé",
+	"fn main() {", "function f() {", "interface I {", "struct S {", "enum E {", "trait T {", "impl X for Y {",
+	"type T struct {", "type", "typeé", "module M", "object O {", "@decorator", "@", "@ x", "@1",
+	"export default async function f() {", "export const x = 1", "export class A", "default function", "async def f():",
+	"async x", "pub fn f()", "pub(crate) struct S", "pub(crate)x", "pub const X", "public static final class A",
+	"public void f()", "private interface I", "protected", "internal enum E", "internal x",
+	"\tfunc f() {", "    class A:", " \tdef g():", "func\x80", "type\f",
+}
+
+// TestImportAndDeclRulesAgreeWithTheRegexps: isImport and isDecl answer for the regexps
+// without running them where a line's first word decides; they must agree on every line
+// that reaches them.
+func TestImportAndDeclRulesAgreeWithTheRegexps(t *testing.T) {
+	for _, l := range protectCodeCases {
+		checkImportAndDeclRules(t, l)
+	}
+	assert.True(t, isImport("import", "import os"))
+	assert.True(t, isDecl("func", "func main() {"))
+	assert.False(t, isImport("var", "var x = 1"))
+}
+
+func checkImportAndDeclRules(t *testing.T, l string) {
+	t.Helper()
+	w := leadingWord(l)
+	if importWords[w] {
+		if got, want := isImport(w, l), reImport.MatchString(l); got != want {
+			t.Fatalf("isImport(%q) = %v, the regexp says %v", l, got, want)
+		}
+	}
+	if declWords[w] {
+		if got, want := isDecl(w, l), reDecl.MatchString(l); got != want {
+			t.Fatalf("isDecl(%q) = %v, the regexp says %v", l, got, want)
+		}
+	}
+}
+
+func FuzzImportAndDeclRules(f *testing.F) {
+	for _, l := range protectCodeCases {
+		f.Add(l)
+	}
+	f.Fuzz(checkImportAndDeclRules)
+}
