@@ -46,12 +46,36 @@ type Analysis struct {
 	// buildLines are the lines a build goal points at that no other kind lifts (see
 	// LiftGoalKinds and BuildLines).
 	buildLines []int
+	// tree and comment are the lines' indentation tree and comment lines when analyze found
+	// them beside a large input's scan (nil otherwise; see indentTree and CommentLines).
+	// Nothing writes them after analyze returns, so an Analysis is safe to read from
+	// several goroutines.
+	tree    tree
+	comment []bool
+}
+
+// indentTree returns the indentation tree of lines, the analysed lines: the one found
+// beside the scan, or a new one.
+func (a *Analysis) indentTree(lines []string) tree {
+	if a.tree.end != nil && len(a.tree.end) == len(lines) {
+		return a.tree
+	}
+	return buildTree(lines)
+}
+
+// CommentLines is CommentLines(lines) for the analysed lines of code: the answer found
+// beside the scan when there is one (shared: not to be modified), else a new one.
+func (a *Analysis) CommentLines(lines []string) []bool {
+	if a.comment != nil && len(a.comment) == len(lines) {
+		return a.comment
+	}
+	return CommentLines(lines)
 }
 
 // Analyze scans lines against q. It is linear in the input and allocates per line only for
 // lines that hold goal terms.
 func Analyze(lines []string, q *Query) *Analysis {
-	a, _ := analyze(context.Background(), lines, q, "", nil) // never done: no error
+	a, _ := analyze(context.Background(), lines, q, "", nil, nil) // never done: no error
 	return a
 }
 
@@ -61,13 +85,15 @@ func Analyze(lines []string, q *Query) *Analysis {
 // ctx's error once ctx is done: the scan is most of a large input's scoring, and a million
 // log lines took 220 ms against a 150 ms deadline when it looked only at its end. A large
 // input's lines are scanned by several goroutines (scanWorkers), so each may be called
-// concurrently, for different lines.
-func analyze(ctx context.Context, lines []string, q *Query, path string, each func(i int, hashes []termHash)) (*Analysis, error) {
-	return analyzeParts(ctx, lines, q, path, each, scanWorkers(lines))
+// concurrently, for different lines. While other goroutines scan, the calling one runs
+// alongside (when not nil) on the Analysis, to find what does not depend on the scan (the
+// indentation tree, the comment lines) in the meantime.
+func analyze(ctx context.Context, lines []string, q *Query, path string, each func(i int, hashes []termHash), alongside func(*Analysis)) (*Analysis, error) {
+	return analyzeParts(ctx, lines, q, path, each, scanWorkers(lines), alongside)
 }
 
 // analyzeParts is analyze with the lines scanned in k parts, one goroutine each.
-func analyzeParts(ctx context.Context, lines []string, q *Query, path string, each func(i int, hashes []termHash), k int) (*Analysis, error) {
+func analyzeParts(ctx context.Context, lines []string, q *Query, path string, each func(i int, hashes []termHash), k int, alongside func(*Analysis)) (*Analysis, error) {
 	n := len(lines)
 	a := &Analysis{
 		Query:      q,
@@ -84,6 +110,9 @@ func analyzeParts(ctx context.Context, lines []string, q *Query, path string, ea
 		for w := range parts {
 			lo, hi := w*n/k, (w+1)*n/k
 			wg.Go(func() { parts[w].run(ctx, a, lines, lo, hi, each) })
+		}
+		if alongside != nil {
+			alongside(a)
 		}
 		wg.Wait()
 		a.df = parts[0].df

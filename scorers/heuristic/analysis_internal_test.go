@@ -24,7 +24,7 @@ func TestAnalyzeStopsWhenCancelled(t *testing.T) {
 	var seen atomic.Int64 // the scan's parts call the hook concurrently
 	count := func(int, []termHash) { seen.Add(1) }
 
-	a, err := analyze(context.Background(), lines, q, "", count)
+	a, err := analyze(context.Background(), lines, q, "", count, nil)
 	require.NoError(t, err)
 	require.Len(t, a.Lex, len(lines))
 	assert.Equal(t, int64(len(lines)), seen.Load())
@@ -32,7 +32,7 @@ func TestAnalyzeStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	seen.Store(0)
-	a, err = analyze(ctx, lines, q, "", count)
+	a, err = analyze(ctx, lines, q, "", count, nil)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.True(t, a == nil, "an analysis of a cancelled scan")
 	assert.Less(t, seen.Load(), int64(scanWorkers(lines)*analyzeCheckEvery), "lines scanned after the context ended")
@@ -99,7 +99,8 @@ func render(w io.Writer, h Header) error {
 }
 
 // TestAnalysisInPartsIsTheSame: a large input is scanned by several goroutines, and the
-// analysis they join must be the one a single scan makes, bit for bit, hook calls included.
+// analysis they join must be the one a single scan makes, bit for bit, hook calls included,
+// and what the calling goroutine finds beside them must be what it finds alone.
 func TestAnalysisInPartsIsTheSame(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
@@ -114,14 +115,21 @@ func TestAnalysisInPartsIsTheSame(t *testing.T) {
 	scan := func(k int) (*Analysis, []int) {
 		hooked := make([]int, len(lines))
 		a, err := analyzeParts(context.Background(), lines, q, "scorers/heuristic/analysis.go",
-			func(i int, hs []termHash) { hooked[i] = len(hs) + 1 }, k)
+			func(i int, hs []termHash) { hooked[i] = len(hs) + 1 }, k,
+			func(a *Analysis) { a.tree, a.comment = buildTree(lines), CommentLines(lines) })
 		require.NoError(t, err)
 		return a, hooked
 	}
 	want, wantHooked := scan(1)
 	require.NotEmpty(t, want.matches, "the goal's terms are in the package's source")
+	assert.Nil(t, want.comment, "one part: nothing runs beside the scan")
 	for _, k := range []int{2, 3, 7, len(lines) + 5} {
 		got, hooked := scan(k)
+		assert.Equal(t, buildTree(lines), got.tree, "%d parts: the tree found beside the scan", k)
+		assert.Equal(t, CommentLines(lines), got.comment, "%d parts: the comments found beside the scan", k)
+		assert.Equal(t, got.tree, got.indentTree(lines))
+		assert.Equal(t, got.comment, got.CommentLines(lines))
+		got.tree, got.comment = tree{}, nil
 		assert.Equal(t, want, got, "%d parts", k)
 		assert.Equal(t, wantHooked, hooked, "%d parts", k)
 	}

@@ -38,10 +38,13 @@ const commentLift = 0.45
 // LiftComments raises the scores of comment lines (of code) in place when q's goal is about
 // comments.
 func LiftComments(q *Query, lines []string, scores []float64) {
-	if !q.AboutComments {
-		return
+	if q.AboutComments {
+		liftCommentLines(lines, scores, CommentLines(lines))
 	}
-	comment := CommentLines(lines)
+}
+
+// liftCommentLines is LiftComments with the comment lines found.
+func liftCommentLines(lines []string, scores []float64, comment []bool) {
 	n := len(lines)
 	for i := 0; i < n; {
 		if !comment[i] {

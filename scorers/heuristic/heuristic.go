@@ -57,8 +57,8 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 // damped (DampComments). A scorer that answers as the heuristic from its evidence
 // (structural's fallbacks) calls it too.
 func Finish(req *engine.ScoreRequest, resp *engine.ScoreResponse, a *Analysis) {
-	if req.SourceType != engine.SourceLogs && req.SourceType != engine.SourceDocs {
-		DampComments(a.Query, req.Lines, resp.Scores)
+	if req.SourceType != engine.SourceLogs && req.SourceType != engine.SourceDocs && !a.Query.AboutComments {
+		DampCommentLines(req.Lines, resp.Scores, a.CommentLines(req.Lines))
 	}
 }
 
@@ -74,7 +74,13 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 		fail = make([]float64, len(req.Lines))
 		each = func(i int, hashes []termHash) { fail[i] = lineFailure(req.Lines[i], hashes) }
 	}
-	a, err := analyze(ctx, req.Lines, q, req.Path, each)
+	// Every source type's scoring reads the indentation tree, code's the comment lines too:
+	// found beside a large input's scan, they cost no time of their own.
+	alongside := func(a *Analysis) { a.tree = buildTree(req.Lines) }
+	if req.SourceType != engine.SourceLogs && req.SourceType != engine.SourceDocs {
+		alongside = func(a *Analysis) { a.tree, a.comment = buildTree(req.Lines), CommentLines(req.Lines) }
+	}
+	a, err := analyze(ctx, req.Lines, q, req.Path, each, alongside)
 	if err == nil {
 		err = ctx.Err()
 	}
@@ -90,7 +96,9 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 		a.LiftGoalKinds(req.Lines, scores, false)
 	default:
 		scores = scoreCode(req.Lines, a)
-		LiftComments(q, req.Lines, scores)
+		if q.AboutComments {
+			liftCommentLines(req.Lines, scores, a.CommentLines(req.Lines))
+		}
 		a.LiftGoalKinds(req.Lines, scores, true)
 		a.cited, a.framed = q.CitedLines(req.Path, req.Lines)
 		a.LiftCites(req.Lines, scores)
@@ -122,7 +130,7 @@ const strongMatch = 8.0
 // BlockScores returns, for every line, the BM25 relevance of the indentation block it heads
 // (0 for leaf lines), and the tree's parent of every line.
 func BlockScores(lines []string, a *Analysis) (block []float64, parent []int32) {
-	return blockScores(buildTree(lines), a)
+	return blockScores(a.indentTree(lines), a)
 }
 
 // blockScores is BlockScores on an indentation tree already built.
@@ -157,7 +165,7 @@ func blockScores(t tree, a *Analysis) (block []float64, parent []int32) {
 
 func scoreStructured(lines []string, a *Analysis, w weights) []float64 {
 	n := len(lines)
-	t := buildTree(lines)
+	t := a.indentTree(lines)
 	block, parent := blockScores(t, a)
 	ctxScore := make([]float64, n)
 	for i := 0; i < n; i++ {
@@ -255,7 +263,7 @@ const (
 // function whole is what an agent needs. Lines outside definitions fall back to their block.
 func scoreCode(lines []string, a *Analysis) []float64 {
 	n := len(lines)
-	t := buildTree(lines)
+	t := a.indentTree(lines)
 	def, isHeader := definitions(lines, t)
 	block, _ := blockScores(t, a)
 	// Average definition length (in terms) for BM25's length normalisation.

@@ -239,7 +239,7 @@ func scoreLogs(lines []string, a *Analysis, fail []float64) []float64 {
 		}
 		s[i] = min(1, v)
 	}
-	spreadBlocks(lines, out, s)
+	spreadBlocks(a.indentTree(lines), out, s)
 	spreadTraces(lines, fail, out, s)
 	return s
 }
@@ -496,10 +496,10 @@ var decayAt = func() (t [maxBlockSpan]float64) {
 }()
 
 // spreadBlocks lifts every line of a short indentation block (a line and the lines indented
-// under it) to its block's best score out of raw, decayed by distance, into s.
-func spreadBlocks(lines []string, raw, s []float64) {
-	t := buildTree(lines)
-	n := len(lines)
+// under it) to its block's best score out of raw, decayed by distance, into s; t is the
+// lines' indentation tree.
+func spreadBlocks(t tree, raw, s []float64) {
+	n := len(t.end)
 	// peak[i], at[i]: the best raw score in the block headed by i, and its line.
 	peak := make([]float64, n)
 	at := make([]int32, n)

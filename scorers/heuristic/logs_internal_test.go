@@ -133,7 +133,7 @@ func TestSpreadBlocksCloserThatOpensABlock(t *testing.T) {
 	raw[len(lines)-1] = 1
 	s := make([]float64, len(lines))
 	copy(s, raw)
-	require.NotPanics(t, func() { spreadBlocks(lines, raw, s) })
+	require.NotPanics(t, func() { spreadBlocks(buildTree(lines), raw, s) })
 	assert.Zero(t, s[1], "the signature's lines take nothing from the body's last line")
 	assert.Equal(t, 1.0, s[len(lines)-1])
 }

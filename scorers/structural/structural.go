@@ -176,7 +176,7 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 	// names are looked for in them instead.
 	var comment, damped []bool
 	if req.SourceType != engine.SourceDocs {
-		comment = heuristic.CommentLines(req.Lines)
+		comment = a.CommentLines(req.Lines)
 		if !q.AboutComments {
 			damped = comment
 		}
