@@ -70,9 +70,10 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 	q := s.goals.parse(req.Goal)
 	var each func(i int, hashes []termHash)
 	var fail []float64
+	var shape []uint64
 	if req.SourceType == engine.SourceLogs {
-		fail = make([]float64, len(req.Lines))
-		each = func(i int, hashes []termHash) { fail[i] = lineFailure(req.Lines[i], hashes) }
+		fail, shape = make([]float64, len(req.Lines)), make([]uint64, len(req.Lines))
+		each = func(i int, hashes []termHash) { fail[i], shape[i] = logLine(req.Lines[i], hashes) }
 	}
 	// Every source type's scoring reads the indentation tree, code's the comment lines too:
 	// found beside a large input's scan, they cost no time of their own.
@@ -90,7 +91,7 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 	var scores []float64
 	switch req.SourceType {
 	case engine.SourceLogs:
-		scores = scoreLogs(req.Lines, a, fail)
+		scores = scoreLogs(req.Lines, a, fail, shape)
 	case engine.SourceDocs:
 		scores = scoreStructured(req.Lines, a, docsWeights)
 		a.LiftGoalKinds(req.Lines, scores, false)

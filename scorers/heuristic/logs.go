@@ -150,27 +150,35 @@ func passMark(l string) bool {
 	return strings.Contains(l, "[+]") || strings.Contains(l, "\u2713") || strings.Contains(l, "\u2714")
 }
 
+// logLine is what the line scan finds in line l of a log, whose terms are hashes: its
+// failure weight (lineFailure; a tally or npm's epilogue restates a failure told above it,
+// and keeps restatedShare of it) and, for a failure line, its shape (ShapeHash), which
+// scoreLogs counts. Each line alone: the scan runs it on every processor.
+func logLine(l string, hashes []termHash) (fail float64, shape uint64) {
+	fail = lineFailure(l, hashes)
+	if fail <= 0 {
+		return fail, 0
+	}
+	if failureTally(l) || npmEpilogue(l) {
+		fail *= restatedShare
+	}
+	return fail, ShapeHash(l)
+}
+
 // scoreLogs ranks failure lines (weighted by how rare their shape is in the log and by how
-// late they come), the lines right around them, goal matches, and the log's tail.
-func scoreLogs(lines []string, a *Analysis, fail []float64) []float64 {
+// late they come), the lines right around them, goal matches, and the log's tail. fail and
+// shape are each line's logLine.
+func scoreLogs(lines []string, a *Analysis, fail []float64, shape []uint64) []float64 {
 	n := len(lines)
 	// Shapes are counted only for failure lines: they are the ones rarity re-weights.
 	shapes := make(map[uint64]int32)
-	shape := make([]uint64, n)
 	// A block of the same error repeated line after line is one event, not a hundred: count
 	// a shape again only when it reappears after other lines.
-	for i, l := range lines {
+	for i := range lines {
 		if fail[i] > 0 {
-			shape[i] = ShapeHash(l)
 			if !(i >= 1 && shape[i-1] == shape[i]) && !(i >= 2 && shape[i-2] == shape[i] && strings.TrimSpace(lines[i-1]) == "") {
 				shapes[shape[i]]++
 			}
-		}
-	}
-	// A tally or npm's epilogue restates a failure told above it.
-	for i, l := range lines {
-		if fail[i] > 0 && (failureTally(l) || npmEpilogue(l)) {
-			fail[i] *= restatedShare
 		}
 	}
 	// Rarity: a failure line repeated a hundred times (a warning in every file) says less

@@ -242,7 +242,8 @@ func TestLogsTraceAcrossBlankLines(t *testing.T) {
 	lines = append(lines, "[-] - generates tests -> Expected $null but got 'x'", "", "Expected: $null", "", "Describing other", "")
 	noise(200)
 
-	s := scoreLogs(lines, Analyze(lines, ParseGoal("Why did this CI build fail?")), failures(lines))
+	fail, shape := failures(lines)
+	s := scoreLogs(lines, Analyze(lines, ParseGoal("Why did this CI build fail?")), fail, shape)
 	for _, j := range append([]int{failAt + 2, failAt + 4}, frames...) {
 		assert.Greater(t, s[j], 0.8*s[failAt], "line %d %q comes with its failure", j, lines[j])
 		assert.Greater(t, s[j], s[after+1], "line %d outranks the noise after the trace", j)
@@ -258,15 +259,16 @@ func TestLogsTraceAcrossBlankLines(t *testing.T) {
 	farFrame := len(far)
 	far = append(far, lines[frames[0]], "", lines[frames[1]], "")
 	far = append(far, lines[after:]...)
-	fs := scoreLogs(far, Analyze(far, ParseGoal("Why did this CI build fail?")), failures(far))
+	fail, shape = failures(far)
+	fs := scoreLogs(far, Analyze(far, ParseGoal("Why did this CI build fail?")), fail, shape)
 	assert.Less(t, fs[farFrame], 0.5*fs[failAt], "a frame %d lines below the failure is not its trace", farFrame-failAt)
 }
 
-// failures is the failure weight of every line, as the scorer's line scan computes it.
-func failures(lines []string) []float64 {
-	out := make([]float64, len(lines))
+// failures is the failure weight and shape of every line, as the scorer's line scan finds them.
+func failures(lines []string) ([]float64, []uint64) {
+	fail, shape := make([]float64, len(lines)), make([]uint64, len(lines))
 	for i, l := range lines {
-		out[i] = lineFailure(l, appendTerms(nil, l))
+		fail[i], shape[i] = logLine(l, appendTerms(nil, l))
 	}
-	return out
+	return fail, shape
 }
