@@ -39,13 +39,14 @@ func (e *Encoder) fresh() *Encoder {
 	return &c
 }
 
-// BenchmarkCount counts a whole text: cold (empty caches, every segment new),
-// lines (known lines in a new text, as a pruned output: a lookup per segment) and
-// warm (the same text again: one lookup).
+// BenchmarkCount counts a whole text: cold (empty caches, every segment new), pieces
+// (new lines made of known words, as a new file of a codebase already read: every
+// segment is counted, its pieces looked up), lines (known lines in a new text, as a
+// pruned output: a lookup per segment) and warm (the same text again: one lookup).
 func BenchmarkCount(b *testing.B) {
 	for _, n := range benchLines {
 		text := codeText(b, n)
-		for _, cache := range []string{"cold", "lines", "warm"} {
+		for _, cache := range []string{"cold", "pieces", "lines", "warm"} {
 			for _, name := range encodingNames {
 				b.Run(fmt.Sprintf("lines=%d/cache=%s/enc=%s", n, cache, name), func(b *testing.B) {
 					e := loadT(b, name).fresh()
@@ -59,6 +60,11 @@ func BenchmarkCount(b *testing.B) {
 						case "cold":
 							b.StopTimer()
 							c = e.fresh()
+							b.StartTimer()
+						case "pieces":
+							b.StopTimer()
+							c = e.fresh()
+							c.pieces = e.pieces
 							b.StartTimer()
 						case "lines":
 							b.StopTimer()
