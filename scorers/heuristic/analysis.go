@@ -85,8 +85,8 @@ func Analyze(lines []string, q *Query) *Analysis {
 // ctx's error once ctx is done: the scan is most of a large input's scoring, and a million
 // log lines took 220 ms against a 150 ms deadline when it looked only at its end. A large
 // input's lines are scanned by several goroutines (scanWorkers), so each may be called
-// concurrently, for different lines. While other goroutines scan, the calling one runs
-// alongside (when not nil) on the Analysis, to find what does not depend on the scan (the
+// concurrently, for different lines. While they scan, another goroutine runs alongside
+// (when not nil) on the Analysis, to find what does not depend on the scan (the
 // indentation tree, the comment lines) in the meantime.
 func analyze(ctx context.Context, lines []string, q *Query, path string, each func(i int, hashes []termHash), alongside func(*Analysis)) (*Analysis, error) {
 	return analyzeParts(ctx, lines, q, path, each, scanWorkers(lines), alongside)
@@ -111,17 +111,27 @@ func analyzeParts(ctx context.Context, lines []string, q *Query, path string, ea
 			lo, hi := w*n/k, (w+1)*n/k
 			wg.Go(func() { parts[w].run(ctx, a, lines, lo, hi, each) })
 		}
+		// alongside is not cancellable: it runs on a goroutine of its own, which analyze
+		// leaves to finish on its own once ctx is done (it writes only to a, then dropped),
+		// so the scan's deadline holds.
+		var side chan struct{}
 		if alongside != nil {
-			alongside(a)
+			side = make(chan struct{})
+			go func() {
+				defer close(side)
+				alongside(a)
+			}()
 		}
 		wg.Wait()
+		for w := range parts {
+			if err := parts[w].err; err != nil {
+				return nil, err
+			}
+		}
 		a.df = parts[0].df
 		a.matches = parts[0].matches
 		for w := 1; w < k; w++ {
 			p := &parts[w]
-			if p.err != nil {
-				return nil, p.err
-			}
 			for t, d := range p.df {
 				a.df[t] += d
 			}
@@ -132,12 +142,16 @@ func analyzeParts(ctx context.Context, lines []string, q *Query, path string, ea
 			}
 			a.matches = append(a.matches, p.matches...)
 		}
-		if parts[0].err != nil {
-			return nil, parts[0].err
-		}
 		for _, p := range parts {
 			totalLen += p.totalLen
 			nonBlank += p.nonBlank
+		}
+		if side != nil {
+			select {
+			case <-side:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		}
 	} else {
 		var s scan

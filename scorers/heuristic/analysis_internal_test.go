@@ -134,3 +134,21 @@ func TestAnalysisInPartsIsTheSame(t *testing.T) {
 		assert.Equal(t, wantHooked, hooked, "%d parts", k)
 	}
 }
+
+// TestAnalyzeDoesNotWaitForAlongsideOnceDone: what runs beside a large scan cannot be
+// cancelled, so once the context is done analyze must answer without waiting for it (here it
+// would wait forever), or a deadline would stretch by the tree's and the comments' time.
+func TestAnalyzeDoesNotWaitForAlongsideOnceDone(t *testing.T) {
+	lines := make([]string, 4*parallelScanLines)
+	for i := range lines {
+		lines[i] = "worker processed batch in 12ms"
+	}
+	q := New().goals.parse("worker batch timeout")
+	release := make(chan struct{})
+	defer close(release)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	a, err := analyzeParts(ctx, lines, q, "", nil, 2, func(*Analysis) { <-release })
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.True(t, a == nil, "an analysis of a cancelled scan")
+}
