@@ -80,8 +80,8 @@ race:
 
 ## fuzz: run the engine's invariant fuzzer for FUZZTIME (default 5m), then the structural
 ## scorer's split-point fuzzer for SPLITFUZZTIME (default 1m), then the scorer contract's fuzz
-## property on the heuristic, structural and onnx scorers for SCOREFUZZTIME each (default 1m),
-## then the /rpc handler's two fuzzers for WIREFUZZTIME each (default 1m): any body gets an
+## property on the heuristic, structural and onnx scorers for SCOREFUZZTIME each (default 1m)
+## and the heuristic's scan in parts against one scan for as long, then the /rpc handler's two fuzzers for WIREFUZZTIME each (default 1m): any body gets an
 ## answer of the contract's shape, and a prune_text call loses nothing on the wire; then the
 ## stdio screen's agreement with the go-sdk's decoder, and whole stdio sessions (one answer per
 ## call and per bad line), for WIREFUZZTIME each.
@@ -95,6 +95,7 @@ fuzz:
 	go test ./engine -run '^$$' -fuzz FuzzPrune -fuzztime $(FUZZTIME) -fuzzminimizetime 3s
 	go test ./scorers/structural -run '^$$' -fuzz FuzzSplitPoint -fuzztime $(SPLITFUZZTIME) -fuzzminimizetime 3s
 	go test ./scorers/heuristic -run '^$$' -fuzz FuzzScore -fuzztime $(SCOREFUZZTIME) -fuzzminimizetime 3s
+	go test ./scorers/heuristic -run '^$$' -fuzz FuzzAnalysisInParts -fuzztime $(SCOREFUZZTIME) -fuzzminimizetime 3s
 	go test ./scorers/structural -run '^$$' -fuzz FuzzScore -fuzztime $(SCOREFUZZTIME) -fuzzminimizetime 3s
 	go test ./scorers/onnx -run '^$$' -fuzz FuzzScore -fuzztime $(SCOREFUZZTIME) -fuzzminimizetime 3s
 	go test ./server -run '^$$' -fuzz '^FuzzRPCBody$$' -fuzztime $(WIREFUZZTIME) -fuzzminimizetime 3s

@@ -152,3 +152,26 @@ func TestAnalyzeDoesNotWaitForAlongsideOnceDone(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.True(t, a == nil, "an analysis of a cancelled scan")
 }
+
+// FuzzAnalysisInParts: for any text and goal, the analysis joined from parts is the one a
+// single scan makes (the dev texts that reach the parts in practice are 2,000 lines and more;
+// here every split point the fuzzer finds is one).
+func FuzzAnalysisInParts(f *testing.F) {
+	f.Add("func f() {\n\treturn err\n}\n\n// `f` fails\nx := f()", "why does `f` fail with err", uint8(2))
+	f.Add("\x1b[31mERROR\x1b[0m one\ntwo\n\nthree error_code\n", "error code three", uint8(3))
+	f.Add("a\nb\nc", "", uint8(7))
+	f.Fuzz(func(t *testing.T, text, goal string, parts uint8) {
+		lines := strings.Split(text, "\n")
+		q := New().goals.parse(goal)
+		scan := func(k int) (*Analysis, []int) {
+			hooked := make([]int, len(lines))
+			a, err := analyzeParts(context.Background(), lines, q, "", func(i int, hs []termHash) { hooked[i] = len(hs) + 1 }, k, nil)
+			require.NoError(t, err)
+			return a, hooked
+		}
+		want, wantHooked := scan(1)
+		got, hooked := scan(2 + int(parts)%6)
+		assert.Equal(t, want, got)
+		assert.Equal(t, wantHooked, hooked)
+	})
+}
