@@ -1,7 +1,10 @@
 package structural
 
 import (
+	"cmp"
 	"context"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,5 +165,40 @@ func TestLongFileWindows(t *testing.T) {
 			assert.Greater(t, resp.Scores[target], resp.Scores[far], "line %d (%q) vs %d (%q)", target+1, lines[target], far+1, lines[far])
 			assert.GreaterOrEqual(t, resp.Scores[target], Threshold)
 		})
+	}
+}
+
+// TestAnchorQueueOrder: chooseWindows takes its anchors from a heap, which must hand them out
+// in the order a stable sort by descending score gives (equal scores in file order), ties
+// and zeros included, or the windows, and so the scores, would change.
+func TestAnchorQueueOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 8))
+	for _, n := range []int{0, 1, 2, 7, 100, 5000} {
+		h := make([]float64, n)
+		for i := range h {
+			switch r.IntN(4) {
+			case 0:
+				h[i] = 0.5 // many ties
+			case 1:
+				h[i] = float64(r.IntN(5)) / 4
+			default:
+				h[i] = r.Float64()
+			}
+		}
+		want := make([]int, n)
+		for i := range want {
+			want[i] = i
+		}
+		slices.SortStableFunc(want, func(a, b int) int { return cmp.Compare(h[b], h[a]) })
+		q := anchorQueue{h: h, idx: make([]int, n)}
+		for i := range q.idx {
+			q.idx[i] = i
+		}
+		q.init()
+		got := make([]int, 0, n)
+		for len(q.idx) > 0 {
+			got = append(got, q.pop())
+		}
+		require.Equal(t, want, got, "%d lines", n)
 	}
 }
