@@ -223,7 +223,7 @@ func inGoal(g string, ps []piece) []piece {
 // words counts the space-separated words of t holding two letters or more.
 func words(t string) int {
 	n := 0
-	for _, f := range strings.Fields(t) {
+	for f := range strings.FieldsSeq(t) {
 		letters := 0
 		for i := 0; i < len(f) && letters < 2; i++ {
 			if c := f[i] | 0x20; c >= 'a' && c <= 'z' {

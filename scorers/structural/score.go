@@ -316,12 +316,22 @@ func referenceLines(lines []string, us []unit, names map[string]bool) refs {
 	if len(names) == 0 {
 		return r
 	}
+	// Most identifiers share neither first byte nor length with any name: those are ruled
+	// out without hashing them (the map's lookups were most of this scan).
+	var first [256]bool
+	var lengths uint64 // bit k: a name of k bytes (k < 64), bit 63 also every longer one
+	for name := range names {
+		if name != "" {
+			first[name[0]] = true
+			lengths |= 1 << min(len(name), 63)
+		}
+	}
 	for i, l := range lines {
 		if len(l) > 2000 {
 			continue
 		}
 		forIdents(l, func(id string) bool {
-			if names[id] {
+			if first[id[0]] && lengths&(1<<min(len(id), 63)) != 0 && names[id] {
 				r.line[i] = true
 				return false
 			}
@@ -361,9 +371,17 @@ func (r refs) unitHits(u unit) int {
 	return c
 }
 
-func isIdentByte(c byte) bool {
-	return c == '_' || c == '$' || (c|0x20 >= 'a' && c|0x20 <= 'z') || (c >= '0' && c <= '9') || c >= 0x80
-}
+func isIdentByte(c byte) bool { return identBytes[c] }
+
+// identBytes marks the bytes of identifiers: letters, digits, '_', '$' and every byte of a
+// non-ASCII character. A table: forIdents reads every byte of every line.
+var identBytes = func() (t [256]bool) {
+	for c := range t {
+		b := byte(c)
+		t[c] = b == '_' || b == '$' || (b|0x20 >= 'a' && b|0x20 <= 'z') || (b >= '0' && b <= '9') || b >= 0x80
+	}
+	return t
+}()
 
 // forIdents calls f with every identifier of l until f returns false.
 func forIdents(l string, f func(string) bool) {
