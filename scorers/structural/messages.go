@@ -198,19 +198,29 @@ func splitFormat(c string, i int, out []piece, minLen, minWords int) []piece {
 	return out
 }
 
-// inGoal returns the pieces found in the lowered goal g, in order, reusing ps. Each distinct
-// piece is looked up in a suffix array of g: linear in the goal and in the pieces whatever
-// they hold. (A one-pass scan of g keyed by the pieces' first bytes, as codeLinesHolding reads
-// lines, compares every piece sharing a head at every position holding it: 10,000 lines
-// `die("could not open file %d …")` against a goal quoting them took 50 ms.)
+// inGoal returns the pieces found in the lowered goal g, in order, reusing ps. The first
+// fewDistinct distinct pieces are searched for directly; past them, each is looked up in a
+// suffix array of g: linear in the goal and in the pieces whatever they hold. (A one-pass
+// scan of g keyed by the pieces' first bytes, as codeLinesHolding reads lines, compares every
+// piece sharing a head at every position holding it: 10,000 lines `die("could not open file
+// %d …")` against a goal quoting them took 50 ms.) Most files hold a few messages, and
+// building the array for them cost more than the searches.
 func inGoal(g string, ps []piece) []piece {
-	idx := suffixarray.New([]byte(g))
+	var idx *suffixarray.Index
 	found := make(map[string]bool, len(ps))
 	out := ps[:0]
 	for _, p := range ps {
 		f, ok := found[p.text]
 		if !ok {
-			f = len(idx.Lookup([]byte(p.text), 1)) > 0
+			switch {
+			case len(found) < fewDistinct:
+				f = strings.Contains(g, p.text)
+			default:
+				if idx == nil {
+					idx = suffixarray.New([]byte(g))
+				}
+				f = len(idx.Lookup([]byte(p.text), 1)) > 0
+			}
 			found[p.text] = f
 		}
 		if f {
@@ -219,6 +229,9 @@ func inGoal(g string, ps []piece) []piece {
 	}
 	return out
 }
+
+// fewDistinct is how many distinct pieces inGoal searches the goal for directly.
+const fewDistinct = 8
 
 // words counts the space-separated words of t holding two letters or more.
 func words(t string) int {
