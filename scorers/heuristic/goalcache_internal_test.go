@@ -10,7 +10,8 @@ import (
 )
 
 // A cached query is the one a fresh parse gives, shared between callers, and the cache stays
-// bounded; goals over the size limit are parsed every time.
+// bounded in goals and in bytes; an issue pasted whole is cached, and only goals past what a
+// query reads are parsed every time.
 func TestGoalCache(t *testing.T) {
 	c := newGoalCache()
 	goal := "Shutdown hangs when `closeIdleConns` never reports quiescent"
@@ -20,8 +21,26 @@ func TestGoalCache(t *testing.T) {
 	assert.Equal(t, fresh.Terms, q.Terms)
 	assert.Equal(t, fresh.AboutComments, q.AboutComments)
 
-	long := strings.Repeat("parse_header fails on folded lines ", maxCachedGoal/20)
-	assert.NotSame(t, c.parse(long), c.parse(long))
+	issue := strings.Repeat("parse_header fails on folded lines ", 20<<10/35) // 20 KB
+	assert.Same(t, c.parse(issue), c.parse(issue))
+	huge := strings.Repeat("parse_header fails on folded lines ", 2*maxGoalBytes/35)
+	assert.NotSame(t, c.parse(huge), c.parse(huge))
+
+	// Long goals fill the byte budget long before the count.
+	c = newGoalCache()
+	c.maxBytes = 20 << 10
+	for i := range 12 {
+		c.parse(fmt.Sprintf("%d %s", i, strings.Repeat("header ", 3<<10/7)))
+		c.mu.Lock()
+		assert.LessOrEqual(t, c.bytes, c.maxBytes)
+		assert.Less(t, len(c.m), 7, "six 3 KB goals fit in 20 KB")
+		n := 0
+		for g := range c.m {
+			n += len(g)
+		}
+		assert.Equal(t, n, c.bytes, "the byte count is the cached goals' length")
+		c.mu.Unlock()
+	}
 
 	var wg sync.WaitGroup
 	for g := range 4 {
