@@ -28,7 +28,8 @@ type Term struct {
 	short bool
 }
 
-// Query is a goal analysed into weighted terms. It is immutable and safe to share.
+// Query is a goal analysed into weighted terms. It is immutable (Memo aside) and safe to
+// share.
 type Query struct {
 	Terms []Term
 	// AboutComments: the goal's first line asks about comments (see LiftComments).
@@ -55,6 +56,35 @@ type Query struct {
 	// Cites are the places in files the goal points at (see CitedLines and Analysis.LiftCites).
 	Cites []Cite
 	index *termTable // hash of a term or of one of its variants -> index in Terms
+
+	memo *queryMemo // see Memo; nil for a Query not made by ParseGoal
+}
+
+// queryMemo holds what other scorers derived from a query's goal (Query.Memo).
+type queryMemo struct {
+	mu sync.Mutex
+	m  map[any]any
+}
+
+// Memo returns what f derives from the goal this query was parsed from, computing it on the
+// first call for key only: a scorer building on the heuristic keeps its own reading of the
+// goal (structural's quoted literals) for as long as the query stays in the goal cache, which
+// is the agent's session. f must not call Memo on q; the value is shared, not to be modified.
+func (q *Query) Memo(key any, f func() any) any {
+	if q.memo == nil {
+		return f()
+	}
+	q.memo.mu.Lock()
+	defer q.memo.mu.Unlock()
+	if v, ok := q.memo.m[key]; ok {
+		return v
+	}
+	v := f()
+	if q.memo.m == nil {
+		q.memo.m = map[any]any{}
+	}
+	q.memo.m[key] = v
+	return v
 }
 
 var (
@@ -108,15 +138,16 @@ func (c *goalCache) parse(goal string) *Query {
 	}
 	q = parseGoal(goal)
 	c.mu.Lock()
-	if _, ok := c.m[goal]; !ok {
-		if len(c.m) >= maxCachedGoals || c.bytes+len(goal) > c.maxBytes {
-			clear(c.m)
-			c.bytes = 0
-		}
-		c.m[strings.Clone(goal)] = q
-		c.bytes += len(goal)
+	defer c.mu.Unlock()
+	if cached, ok := c.m[goal]; ok { // parsed meanwhile: every caller shares one query
+		return cached
 	}
-	c.mu.Unlock()
+	if len(c.m) >= maxCachedGoals || c.bytes+len(goal) > c.maxBytes {
+		clear(c.m)
+		c.bytes = 0
+	}
+	c.m[strings.Clone(goal)] = q
+	c.bytes += len(goal)
 	return q
 }
 
@@ -229,7 +260,7 @@ func parseGoal(goal string) *Query {
 		count(n, n, numberWeight)
 	}
 
-	q := &Query{AboutComments: AboutComments(goal), AboutSpelling: AboutSpelling(goal),
+	q := &Query{memo: &queryMemo{}, AboutComments: AboutComments(goal), AboutSpelling: AboutSpelling(goal),
 		AboutDeclarations: AboutDeclarations(goal), AboutFormatStrings: AboutFormatStrings(goal),
 		AboutGrammar: AboutGrammar(goal), AboutCrashes: AboutCrashes(goal),
 		AboutErrorChecks: AboutErrorChecks(goal), AboutLinks: AboutLinks(goal),

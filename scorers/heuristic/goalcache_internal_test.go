@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -56,4 +57,29 @@ func TestGoalCache(t *testing.T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	assert.LessOrEqual(t, len(c.m), maxCachedGoals)
+}
+
+// TestQueryMemo: what another scorer derives from a goal is computed once per cached query,
+// under concurrent callers, and a Query not made by ParseGoal computes it every time.
+func TestQueryMemo(t *testing.T) {
+	c := newGoalCache()
+	goal := "move the pid file out of /var/run"
+	type key struct{}
+	var calls atomic.Int32
+	derive := func() any { calls.Add(1); return strings.Fields(goal) }
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			assert.Equal(t, strings.Fields(goal), c.parse(goal).Memo(key{}, derive))
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, int32(1), calls.Load(), "one computation for the cached query")
+	type other struct{}
+	assert.Equal(t, 7, c.parse(goal).Memo(other{}, func() any { return 7 }), "keys do not collide")
+
+	var zero Query
+	zero.Memo(key{}, derive)
+	zero.Memo(key{}, derive)
+	assert.Equal(t, int32(3), calls.Load(), "no memo without ParseGoal")
 }

@@ -3,6 +3,8 @@ package structural
 import (
 	"regexp"
 	"strings"
+
+	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
 )
 
 // A goal often quotes a string the file spells exactly: a path (`/usr/share/zoneinfo`,
@@ -64,7 +66,19 @@ func goalLiterals(goal string) []string {
 // literals to literalFloor of the best score, when the literal is on at most literalLines of
 // them.
 func liftLiterals(goal string, lines []string, s []float64, comment []bool) {
-	lits := goalLiterals(goal)
+	liftLiteralsOf(goalLiterals(goal), lines, s, comment)
+}
+
+// literalsKey is the Query.Memo key of a goal's literals (goalLiterals).
+type literalsKey struct{}
+
+// goalLiteralsOf is goalLiterals(goal) for the goal q was parsed from, found once a goal.
+func goalLiteralsOf(q *heuristic.Query, goal string) []string {
+	return q.Memo(literalsKey{}, func() any { return goalLiterals(goal) }).([]string)
+}
+
+// liftLiteralsOf is liftLiterals with the goal's literals found.
+func liftLiteralsOf(lits []string, lines []string, s []float64, comment []bool) {
 	if len(lits) == 0 {
 		return
 	}

@@ -200,7 +200,7 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		// After the damping: a branch's comments come with it (branches.go).
 		liftBranches(req.Lines, scores)
 		// Last: a string the goal quotes whole outranks what its words reach (literals.go).
-		liftLiterals(req.Goal, req.Lines, scores, comment)
+		liftLiteralsOf(goalLiteralsOf(q, req.Goal), req.Lines, scores, comment)
 		// And a message the goal quotes from a format string ranks first (messages.go).
 		liftMessages(req.Goal, req.Lines, scores, comment)
 		// The lines a goal's kind points at (misspelt lines, imports, format calls) rank
