@@ -3,6 +3,7 @@ package structural
 import (
 	"index/suffixarray"
 	"strings"
+	"sync"
 
 	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
 )
@@ -55,7 +56,39 @@ const (
 // when the piece is in at most literalLines statements. A statement whose literal pieces
 // are all in the goal ranks first.
 func liftMessages(goal string, lines []string, s []float64, comment []bool) {
-	if len(goal) < minMessage {
+	liftMessagesIn(func() *goalText { return newGoalText(goal) }, len(goal), lines, s, comment)
+}
+
+// goalText is the lowered goal liftMessages searches, with a suffix array of it built on
+// first need; it is the same for every file read with that goal (goalTextOf).
+type goalText struct {
+	g    string
+	once sync.Once
+	idx  *suffixarray.Index
+}
+
+func newGoalText(goal string) *goalText {
+	return &goalText{g: strings.ToLower(goal[:min(len(goal), maxMessageGoal)])}
+}
+
+// index returns the suffix array of the lowered goal; it is safe for concurrent use.
+func (t *goalText) index() *suffixarray.Index {
+	t.once.Do(func() { t.idx = suffixarray.New([]byte(t.g)) })
+	return t.idx
+}
+
+// goalTextKey is the Query.Memo key of a goal's goalText.
+type goalTextKey struct{}
+
+// goalTextOf is the goalText of the goal q was parsed from, made once a goal.
+func goalTextOf(q *heuristic.Query, goal string) *goalText {
+	return q.Memo(goalTextKey{}, func() any { return newGoalText(goal) }).(*goalText)
+}
+
+// liftMessagesIn is liftMessages for a goal of goalLen bytes whose goalText text gives, when
+// the file holds a message.
+func liftMessagesIn(text func() *goalText, goalLen int, lines []string, s []float64, comment []bool) {
+	if goalLen < minMessage {
 		return
 	}
 	var msgs []piece
@@ -68,8 +101,9 @@ func liftMessages(goal string, lines []string, s []float64, comment []bool) {
 	if len(msgs) == 0 {
 		return
 	}
-	g := strings.ToLower(goal[:min(len(goal), maxMessageGoal)])
-	msgs = inGoal(g, msgs)
+	gt := text()
+	g := gt.g
+	msgs = inGoal(gt, msgs)
 	if len(msgs) == 0 {
 		return
 	}
@@ -198,28 +232,24 @@ func splitFormat(c string, i int, out []piece, minLen, minWords int) []piece {
 	return out
 }
 
-// inGoal returns the pieces found in the lowered goal g, in order, reusing ps. The first
-// fewDistinct distinct pieces are searched for directly; past them, each is looked up in a
-// suffix array of g: linear in the goal and in the pieces whatever they hold. (A one-pass
-// scan of g keyed by the pieces' first bytes, as codeLinesHolding reads lines, compares every
-// piece sharing a head at every position holding it: 10,000 lines `die("could not open file
-// %d …")` against a goal quoting them took 50 ms.) Most files hold a few messages, and
-// building the array for them cost more than the searches.
-func inGoal(g string, ps []piece) []piece {
-	var idx *suffixarray.Index
+// inGoal returns the pieces found in the lowered goal t.g, in order, reusing ps. The first
+// fewDistinct distinct pieces are searched for directly; past them, each is looked up in the
+// goal's suffix array: linear in the goal and in the pieces whatever they hold. (A one-pass
+// scan of the goal keyed by the pieces' first bytes, as codeLinesHolding reads lines, compares
+// every piece sharing a head at every position holding it: 10,000 lines `die("could not open
+// file %d …")` against a goal quoting them took 50 ms.) Most files hold a few messages, and
+// building the array for them cost more than the searches; the array, once built, serves
+// every file read with the goal.
+func inGoal(t *goalText, ps []piece) []piece {
 	found := make(map[string]bool, len(ps))
 	out := ps[:0]
 	for _, p := range ps {
 		f, ok := found[p.text]
 		if !ok {
-			switch {
-			case len(found) < fewDistinct:
-				f = strings.Contains(g, p.text)
-			default:
-				if idx == nil {
-					idx = suffixarray.New([]byte(g))
-				}
-				f = len(idx.Lookup([]byte(p.text), 1)) > 0
+			if len(found) < fewDistinct {
+				f = strings.Contains(t.g, p.text)
+			} else {
+				f = len(t.index().Lookup([]byte(p.text), 1)) > 0
 			}
 			found[p.text] = f
 		}

@@ -162,7 +162,7 @@ func TestInGoalAgreesWithContains(t *testing.T) {
 				want = append(want, p)
 			}
 		}
-		assert.Equal(t, want, inGoal(g, ps), "goal %q", g)
+		assert.Equal(t, want, inGoal(&goalText{g: g}, ps), "goal %q", g)
 	}
 }
 
