@@ -111,19 +111,33 @@ func BenchmarkLiftLiterals(b *testing.B) {
 	}
 }
 
-// TestCodeLinesHoldingAgreesWithContains: the one-pass search finds, for every literal, the
-// code lines strings.Contains finds, first ones first, at most literalLines+1 of them.
+// TestCodeLinesHoldingAgreesWithContains: both searches (one per literal up to fewLiterals,
+// the one-pass scan past them) find, for every literal, the code lines strings.Contains
+// finds, first ones first, at most literalLines+1 of them.
 func TestCodeLinesHoldingAgreesWithContains(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	word := randomWords(rng, "ab/_.-c")
 	for range 200 {
+		// Lines from a small pool, so a literal cut from one is on several, past the cap.
+		pool := []string{word(rng.IntN(40)), word(rng.IntN(40)), word(rng.IntN(40))}
 		lines := make([]string, rng.IntN(30))
 		comment := make([]bool, len(lines))
 		for i := range lines {
 			lines[i] = word(rng.IntN(40))
+			if rng.IntN(2) == 0 {
+				lines[i] = pool[rng.IntN(len(pool))]
+			}
 			comment[i] = rng.IntN(5) == 0
 		}
-		lits := []string{word(5), word(6), word(5), word(8)}
+		var lits []string
+		for range 1 + rng.IntN(3*fewLiterals) {
+			lit := word(5 + rng.IntN(4))
+			if p := pool[rng.IntN(len(pool))]; rng.IntN(2) == 0 && len(p) >= 8 {
+				at := rng.IntN(len(p) - 5)
+				lit = p[at : at+5]
+			}
+			lits = append(lits, lit)
+		}
 		got := codeLinesHolding(lits, lines, comment)
 		for k, lit := range lits {
 			var want []int
