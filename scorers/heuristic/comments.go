@@ -35,16 +35,13 @@ func AboutComments(goal string) bool {
 // lost recall on commits.dev: the code a comment describes helps find the comment.)
 const commentLift = 0.45
 
-// LiftComments raises the scores of comment lines (of code) in place when q's goal is about
-// comments.
-func LiftComments(q *Query, lines []string, scores []float64) {
-	if q.AboutComments {
-		liftCommentLines(lines, scores, CommentLines(lines))
+// LiftComments raises the scores of comment lines (of code), the analysed lines, in place
+// when the goal is about comments.
+func (a *Analysis) LiftComments(lines []string, scores []float64) {
+	if !a.Query.AboutComments {
+		return
 	}
-}
-
-// liftCommentLines is LiftComments with the comment lines found.
-func liftCommentLines(lines []string, scores []float64, comment []bool) {
+	comment := a.CommentLines(lines)
 	n := len(lines)
 	for i := 0; i < n; {
 		if !comment[i] {
@@ -84,13 +81,12 @@ func liftCommentLines(lines []string, scores []float64, comment []bool) {
 // 0.8; 0.9 was too weak. Docs and logs are not damped.
 const CommentDamp = 0.8
 
-// DampComments scales the scores of comment lines (of code) in place when q's goal is not
-// about comments; LiftComments handles the goals that are.
-func DampComments(q *Query, lines []string, scores []float64) {
-	if q.AboutComments {
-		return
+// DampComments scales the scores of comment lines (of code), the analysed lines, in place
+// when the goal is not about comments; LiftComments handles the goals that are.
+func (a *Analysis) DampComments(lines []string, scores []float64) {
+	if !a.Query.AboutComments {
+		DampCommentLines(lines, scores, a.CommentLines(lines))
 	}
-	DampCommentLines(lines, scores, CommentLines(lines))
 }
 
 // DampCommentLines scales the scores of the lines comment marks by CommentDamp, except that

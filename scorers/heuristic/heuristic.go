@@ -57,8 +57,8 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 // damped (DampComments). A scorer that answers as the heuristic from its evidence
 // (structural's fallbacks) calls it too.
 func Finish(req *engine.ScoreRequest, resp *engine.ScoreResponse, a *Analysis) {
-	if req.SourceType != engine.SourceLogs && req.SourceType != engine.SourceDocs && !a.Query.AboutComments {
-		DampCommentLines(req.Lines, resp.Scores, a.CommentLines(req.Lines))
+	if req.SourceType != engine.SourceLogs && req.SourceType != engine.SourceDocs {
+		a.DampComments(req.Lines, resp.Scores)
 	}
 }
 
@@ -97,9 +97,7 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 		a.LiftGoalKinds(req.Lines, scores, false)
 	default:
 		scores = scoreCode(req.Lines, a)
-		if q.AboutComments {
-			liftCommentLines(req.Lines, scores, a.CommentLines(req.Lines))
-		}
+		a.LiftComments(req.Lines, scores)
 		a.LiftGoalKinds(req.Lines, scores, true)
 		a.cited, a.framed = q.CitedLines(req.Path, req.Lines)
 		a.LiftCites(req.Lines, scores)

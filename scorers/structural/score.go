@@ -482,7 +482,7 @@ func blendCode(s, h []float64, o *outline) {
 	}
 }
 
-// dampComments is heuristic.DampComments for the blend, except a definition's doc comment
+// dampComments is heuristic.Analysis.DampComments for the blend, except a definition's doc comment
 // (the comment lines of its header, above its signature), which comes with it. Comments and
 // docstrings inside bodies are damped (before lone comments were bridged: sparing header
 // comments cost code.dev one case at 20% of tokens, 0.678 → 0.669; sparing Python docstrings

@@ -191,7 +191,7 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		blendCode(scores, h.Scores, o)
 		// The heuristic's half is lifted already; lifting the blend puts comments above
 		// the structure's unit scores too.
-		heuristic.LiftComments(q, req.Lines, scores)
+		a.LiftComments(req.Lines, scores)
 		a.LiftCites(req.Lines, scores)
 		liftStaleDocNames(q, req.Lines, scores, o, comment)
 		// Damping the blend, not the heuristic half, keeps the heuristic's say on which
