@@ -103,9 +103,12 @@ func analyzeParts(ctx context.Context, lines []string, q *Query, path string, ea
 		Exact:      make([]bool, n),
 		matchStart: make([]int32, n+1),
 	}
-	var totalLen, nonBlank int
-	if k = min(k, n); k > 1 {
-		parts := make([]scan, k)
+	k = max(1, min(k, n))
+	parts := make([]scan, k)
+	var side chan struct{}
+	if k == 1 {
+		parts[0].run(ctx, a, lines, 0, n, each)
+	} else {
 		var wg sync.WaitGroup
 		for w := range parts {
 			lo, hi := w*n/k, (w+1)*n/k
@@ -114,7 +117,6 @@ func analyzeParts(ctx context.Context, lines []string, q *Query, path string, ea
 		// alongside is not cancellable: it runs on a goroutine of its own, which analyze
 		// leaves to finish on its own once ctx is done (it writes only to a, then dropped),
 		// so the scan's deadline holds.
-		var side chan struct{}
 		if alongside != nil {
 			side = make(chan struct{})
 			go func() {
@@ -123,43 +125,34 @@ func analyzeParts(ctx context.Context, lines []string, q *Query, path string, ea
 			}()
 		}
 		wg.Wait()
-		for w := range parts {
-			if err := parts[w].err; err != nil {
-				return nil, err
-			}
+	}
+	for w := range parts {
+		if err := parts[w].err; err != nil {
+			return nil, err
 		}
-		a.df = parts[0].df
-		a.matches = parts[0].matches
-		for w := 1; w < k; w++ {
-			p := &parts[w]
-			for t, d := range p.df {
-				a.df[t] += d
-			}
-			// The part's line offsets count from its own first match.
-			base := int32(len(a.matches))
-			for i := w*n/k + 1; i <= (w+1)*n/k; i++ {
-				a.matchStart[i] += base
-			}
-			a.matches = append(a.matches, p.matches...)
+	}
+	a.df, a.matches = parts[0].df, parts[0].matches
+	totalLen, nonBlank := parts[0].totalLen, parts[0].nonBlank
+	for w := 1; w < k; w++ {
+		p := &parts[w]
+		for t, d := range p.df {
+			a.df[t] += d
 		}
-		for _, p := range parts {
-			totalLen += p.totalLen
-			nonBlank += p.nonBlank
+		// The part's line offsets count from its own first match.
+		base := int32(len(a.matches))
+		for i := w*n/k + 1; i <= (w+1)*n/k; i++ {
+			a.matchStart[i] += base
 		}
-		if side != nil {
-			select {
-			case <-side:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
+		a.matches = append(a.matches, p.matches...)
+		totalLen += p.totalLen
+		nonBlank += p.nonBlank
+	}
+	if side != nil {
+		select {
+		case <-side:
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
-	} else {
-		var s scan
-		s.run(ctx, a, lines, 0, n, each)
-		if s.err != nil {
-			return nil, s.err
-		}
-		a.df, a.matches, totalLen, nonBlank = s.df, s.matches, s.totalLen, s.nonBlank
 	}
 	if nonBlank == 0 {
 		return a, nil
