@@ -25,18 +25,19 @@ var objectDirectives = map[string]bool{
 
 // objectDirective reads a line as an object directive: white space, "..", white space, an
 // optional domain ("py:"), one of objectDirectives, "::", and the object's name (an
-// identifier with dots; "" if none follows). It is the regular expression
+// identifier with dots; "" if none follows); white space is isSpace's, the regexp's \s. It
+// is the regular expression
 //
 //	^\s*\.\.\s+(?:\w+:)?(?:function|method|...)::\s*([A-Za-z_][\w.]*)?
 //
 // written out: docs pages start thousands of lines with "..", and the expression's
 // backtracking was most of scoring a page.
 func objectDirective(l string) (name string, ok bool) {
-	i := skipReSpaces(l, 0)
+	i := skipSpaces(l, 0)
 	if !strings.HasPrefix(l[i:], "..") {
 		return "", false
 	}
-	j := skipReSpaces(l, i+2)
+	j := skipSpaces(l, i+2)
 	if j == i+2 {
 		return "", false
 	}
@@ -48,7 +49,7 @@ func objectDirective(l string) (name string, ok bool) {
 	if !objectDirectives[l[j:w]] || !strings.HasPrefix(l[w:], "::") {
 		return "", false
 	}
-	k := skipReSpaces(l, w+2)
+	k := skipSpaces(l, w+2)
 	if k >= len(l) || !(l[k] == '_' || isASCIILetter(l[k])) {
 		return "", true
 	}
@@ -57,15 +58,6 @@ func objectDirective(l string) (name string, ok bool) {
 		e++
 	}
 	return l[k:e], true
-}
-
-// skipReSpaces returns the index of the first byte at or after i that is not white space as
-// regular expressions' \s reads it (space, \t, \n, \f, \r).
-func skipReSpaces(l string, i int) int {
-	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '\n' || l[i] == '\f' || l[i] == '\r') {
-		i++
-	}
-	return i
 }
 
 // wordEnd returns the index after the run of ASCII word bytes ([0-9A-Za-z_]) starting at i.
