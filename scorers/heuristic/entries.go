@@ -54,22 +54,20 @@ func objectDirective(l string) (name string, ok bool) {
 		return "", true
 	}
 	e := k + 1
-	for e < len(l) && (isASCIIWord(l[e]) || l[e] == '.') {
+	for e < len(l) && (isASCIIWordByte(l[e]) || l[e] == '.') {
 		e++
 	}
 	return l[k:e], true
 }
 
-// wordEnd returns the index after the run of ASCII word bytes ([0-9A-Za-z_]) starting at i.
+// wordEnd returns the index after the run of ASCII word bytes ([0-9A-Za-z_], the regexp's
+// \w) starting at i.
 func wordEnd(l string, i int) int {
-	for i < len(l) && isASCIIWord(l[i]) {
+	for i < len(l) && isASCIIWordByte(l[i]) {
 		i++
 	}
 	return i
 }
-
-// isASCIIWord reports whether c is a word byte as regular expressions' \w reads it.
-func isASCIIWord(c byte) bool { return c == '_' || isASCIILetter(c) || c >= '0' && c <= '9' }
 
 // entries returns the object entries of lines, nested ones (a class's methods) included.
 func entries(lines []string, t tree) []entry {
