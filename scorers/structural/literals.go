@@ -98,11 +98,11 @@ func liftLiteralsOf(lits []string, lines []string, s []float64, comment []bool) 
 
 // codeLinesHolding returns, for each literal (minLiteral bytes or more), the code lines (not
 // comment[i]) holding it, at most literalLines+1 of them. Past fewLiterals literals it reads
-// the lines once whatever their number: every position's first four bytes are looked up in a bit table of
-// the literals' first four bytes, and only a hit is compared. A search per literal took 20 ms
-// for 200 literals absent from 10,000 lines (BenchmarkLiftLiterals). When literals share
-// their first four bytes with most of the text, every position is compared with each of them:
-// past maxLiteralChecks comparisons the search gives up and finds nothing, so the lift is
+// the lines once whatever their number: every position's first four bytes are looked up in a
+// bit table of the literals' first four bytes, and only a hit is compared. A search per literal
+// took 20 ms for 200 literals absent from 10,000 lines (BenchmarkLiftLiterals). When literals
+// share their first four bytes with most of the text, every position is compared with each of
+// them: past maxLiteralChecks comparisons the search gives up and finds nothing, so the lift is
 // skipped rather than made from part of the file (256 literals `aaaa_aaaa_x…` over 2 MB of
 // `aaaa_` took 627 ms; BenchmarkLiftLiteralsSharedHead).
 func codeLinesHolding(lits []string, lines []string, comment []bool) [][]int {

@@ -56,19 +56,21 @@ const (
 // when the piece is in at most literalLines statements. A statement whose literal pieces
 // are all in the goal ranks first.
 func liftMessages(goal string, lines []string, s []float64, comment []bool) {
-	liftMessagesIn(func() *goalText { return newGoalText(goal) }, len(goal), lines, s, comment)
+	liftMessagesIn(newGoalText(goal), lines, s, comment)
 }
 
-// goalText is the lowered goal liftMessages searches, with a suffix array of it built on
-// first need; it is the same for every file read with that goal (goalTextOf).
+// goalText is the goal as liftMessages reads it: its length, and its lowered text with a
+// suffix array built on first need. It is the same for every file read with that goal
+// (goalTextOf).
 type goalText struct {
+	n    int // the goal's length
 	g    string
 	once sync.Once
 	idx  *suffixarray.Index
 }
 
 func newGoalText(goal string) *goalText {
-	return &goalText{g: strings.ToLower(goal[:min(len(goal), maxMessageGoal)])}
+	return &goalText{n: len(goal), g: strings.ToLower(goal[:min(len(goal), maxMessageGoal)])}
 }
 
 // index returns the suffix array of the lowered goal; it is safe for concurrent use.
@@ -85,10 +87,9 @@ func goalTextOf(q *heuristic.Query, goal string) *goalText {
 	return q.Memo(goalTextKey{}, func() any { return newGoalText(goal) }).(*goalText)
 }
 
-// liftMessagesIn is liftMessages for a goal of goalLen bytes whose goalText text gives, when
-// the file holds a message.
-func liftMessagesIn(text func() *goalText, goalLen int, lines []string, s []float64, comment []bool) {
-	if goalLen < minMessage {
+// liftMessagesIn is liftMessages for the goal gt reads.
+func liftMessagesIn(gt *goalText, lines []string, s []float64, comment []bool) {
+	if gt.n < minMessage {
 		return
 	}
 	var msgs []piece
@@ -101,7 +102,6 @@ func liftMessagesIn(text func() *goalText, goalLen int, lines []string, s []floa
 	if len(msgs) == 0 {
 		return
 	}
-	gt := text()
 	g := gt.g
 	msgs = inGoal(gt, msgs)
 	if len(msgs) == 0 {

@@ -482,14 +482,13 @@ func blendCode(s, h []float64, o *outline) {
 	}
 }
 
-// dampComments is heuristic.Analysis.DampComments for the blend, except a definition's doc comment
-// (the comment lines of its header, above its signature), which comes with it. Comments and
-// docstrings inside bodies are damped (before lone comments were bridged: sparing header
+// dampComments is heuristic.Analysis.DampComments for the blend, except a definition's doc
+// comment (the comment lines of its header, above its signature), which comes with it. Comments
+// and docstrings inside bodies are damped (before lone comments were bridged: sparing header
 // comments cost code.dev one case at 20% of tokens, 0.678 → 0.669; sparing Python docstrings
 // too lost code.dev's gain, 0.660).
 //
-// comment is heuristic.CommentLines(lines), or nil under a goal about comments; it is
-// modified.
+// comment is heuristic.CommentLines(lines), or nil under a goal about comments; it is modified.
 func dampComments(lines []string, s []float64, o *outline, comment []bool) {
 	if comment == nil {
 		return

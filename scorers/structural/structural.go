@@ -202,7 +202,7 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		// Last: a string the goal quotes whole outranks what its words reach (literals.go).
 		liftLiteralsOf(goalLiteralsOf(q, req.Goal), req.Lines, scores, comment)
 		// And a message the goal quotes from a format string ranks first (messages.go).
-		liftMessagesIn(func() *goalText { return goalTextOf(q, req.Goal) }, len(req.Goal), req.Lines, scores, comment)
+		liftMessagesIn(goalTextOf(q, req.Goal), req.Lines, scores, comment)
 		// The lines a goal's kind points at (misspelt lines, imports, format calls) rank
 		// above all of these (heuristic/goalkinds.go).
 		// A small import block comes before unrelated code: fixes add imports (imports.go).
