@@ -77,9 +77,12 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 	}
 	// Every source type's scoring reads the indentation tree, code's the comment lines too:
 	// found beside a large input's scan, they cost no time of their own.
-	alongside := func(a *Analysis) { a.tree = buildTree(req.Lines) }
-	if req.SourceType != engine.SourceLogs && req.SourceType != engine.SourceDocs {
-		alongside = func(a *Analysis) { a.tree, a.comment = buildTree(req.Lines), CommentLines(req.Lines) }
+	code := req.SourceType != engine.SourceLogs && req.SourceType != engine.SourceDocs
+	alongside := func(a *Analysis) {
+		a.tree = buildTree(req.Lines)
+		if code {
+			a.comment = CommentLines(req.Lines)
+		}
 	}
 	a, err := analyze(ctx, req.Lines, q, req.Path, each, alongside)
 	if err == nil {
