@@ -19,6 +19,13 @@ func (s *selection) restoreTo(candidates []int) {
 
 // greedy is the value-per-token loop shared by budget filling (stop when nothing fits) and
 // constraint restoration (ignore the budget and the threshold, stop at minKept lines).
+//
+// Units are taken best first: highest priority, then lowest index. Keeping a unit only
+// raises its neighbours' priorities (their markers get cheaper), so the candidates are
+// sorted once and a neighbour whose priority changed goes into a heap beside them with a
+// new stamp; the next unit is the better of the two heads, and an entry whose stamp is old
+// is skipped. A single heap of everything gives the same order (TestGreedyOrder) and cost
+// most of a large restoration in its pops.
 func (s *selection) greedy(candidates []int, restore bool) {
 	total := s.estimate()
 	kept := s.keptLines()
@@ -30,15 +37,22 @@ func (s *selection) greedy(candidates []int, restore bool) {
 		eligible = func(u int) bool { return !s.keep[s.units[u].start] }
 	}
 	stamp := make([]int32, len(s.units))
-	q := make(unitQueue, 0, len(candidates))
+	buf := make([]ranked, 2*len(candidates))
+	all := buf[:0:len(candidates)]
 	for _, u := range candidates {
 		if eligible(u) {
-			q = append(q, queued{unit: u, prio: s.priority(u)})
+			all = append(all, ranked{unit: u, prio: s.priority(u)})
 		}
 	}
-	q.init()
-	for len(q) > 0 {
-		top := q.pop()
+	sorted := sortBest(all, buf[len(candidates):][:len(all)])
+	var q unitQueue // the neighbours re-queued with fresh priorities
+	for len(sorted) > 0 || len(q) > 0 {
+		var top queued
+		if len(q) == 0 || (len(sorted) > 0 && !q[0].before(sorted[0])) {
+			top, sorted = queued{ranked: sorted[0]}, sorted[1:]
+		} else {
+			top = q.pop()
+		}
 		u := top.unit
 		if top.stamp != stamp[u] || s.keep[s.units[u].start] {
 			continue // superseded by a fresher entry, or kept meanwhile
@@ -57,10 +71,39 @@ func (s *selection) greedy(candidates []int, restore bool) {
 		for _, nb := range [...]int{u - 1, u + 1} {
 			if nb >= 0 && nb < len(s.units) && !s.keep[s.units[nb].start] && eligible(nb) {
 				stamp[nb]++
-				q.push(queued{unit: nb, prio: s.priority(nb), stamp: stamp[nb]})
+				q.push(queued{ranked{prio: s.priority(nb), unit: nb}, stamp[nb]})
 			}
 		}
 	}
+}
+
+// sortBest returns q (in unit order) ordered best first: a stable radix sort on the
+// complemented priorities, 11 bits a pass, so equal priorities keep the lower unit first.
+// tmp is scratch of q's length; the result is q or tmp.
+func sortBest(q, tmp []ranked) []ranked {
+	const bits = 11
+	src, dst := q, tmp
+	for shift := 0; shift < 64 && len(src) > 1; shift += bits {
+		var count [1 << bits]int32
+		for _, e := range src {
+			count[(^e.prio>>shift)&(1<<bits-1)]++
+		}
+		if int(count[(^src[0].prio>>shift)&(1<<bits-1)]) == len(src) {
+			continue // every key has these bits: the pass would not move anything
+		}
+		var at int32
+		for b, c := range count {
+			count[b] = at
+			at += c
+		}
+		for _, e := range src {
+			b := (^e.prio >> shift) & (1<<bits - 1)
+			dst[count[b]] = e
+			count[b]++
+		}
+		src, dst = dst, src
+	}
+	return src
 }
 
 // ScorePower sharpens scores in budget selection (a unit is worth score^ScorePower per
@@ -77,38 +120,40 @@ func (s *selection) candidate(u int) bool {
 	return sp.prot != protHard && (sp.score >= s.threshold || sp.prot != protNone)
 }
 
-func (s *selection) priority(u int) float64 {
+// priority is a unit's value per token, as the bits of a float64: a unit's score is in
+// [0, 1] and never -0 (newSelection takes the max with +0), so priorities are not negative
+// and their bits order as they do.
+func (s *selection) priority(u int) uint64 {
 	sp := s.units[u]
 	cost := sp.cost + s.markerDelta(u)*s.markerCost
 	v := sp.score * sp.score * sp.score // score^ScorePower, without math.Pow in the hot loop
 	if cost <= 0 {
-		return math.Inf(1) // keeping it saves tokens
+		return math.Float64bits(math.Inf(1)) // keeping it saves tokens
 	}
-	return v / float64(cost)
+	return math.Float64bits(v / float64(cost))
+}
+
+// ranked is a unit and its priority's bits; queued adds the stamp of the unit's entry.
+type ranked struct {
+	prio uint64
+	unit int
 }
 
 type queued struct {
-	unit  int
-	prio  float64
+	ranked
 	stamp int32
+}
+
+// before reports whether a is taken before b: higher priority, then lower unit.
+func (a ranked) before(b ranked) bool {
+	return a.prio > b.prio || (a.prio == b.prio && a.unit < b.unit)
 }
 
 // unitQueue is a binary max-heap of queued units (highest priority, then lowest index, first),
 // typed rather than container/heap: it is the hot loop of selection.
 type unitQueue []queued
 
-func (q unitQueue) less(i, j int) bool {
-	if q[i].prio != q[j].prio {
-		return q[i].prio > q[j].prio
-	}
-	return q[i].unit < q[j].unit
-}
-
-func (q unitQueue) init() {
-	for i := len(q)/2 - 1; i >= 0; i-- {
-		q.down(i)
-	}
-}
+func (q unitQueue) less(i, j int) bool { return q[i].before(q[j].ranked) }
 
 func (q *unitQueue) push(x queued) {
 	*q = append(*q, x)
