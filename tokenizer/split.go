@@ -142,6 +142,13 @@ func (sc *scanner) punct(i int, r rune, n int, c uint8, slash bool) int {
 func (sc *scanner) space(i int) int {
 	s := sc.s
 	j, last, nl := i, i, -1
+	// Blanks first, without the class lookup: indentation is most of the whitespace there is.
+	for j < len(s) && s[j] == ' ' {
+		j++
+	}
+	if j > i {
+		last = j - 1
+	}
 	for j < len(s) {
 		c, n := sc.class(j)
 		if c&clsSp == 0 {
