@@ -60,13 +60,29 @@ func (e *Encoder) countNumbered(key string) (n, nl int, ok bool) {
 // cache lookup, so a caller that prices an original's lines (CountLines) counts their
 // line-numbered rendering at the cost of scanning each line's first pieces. Any other line
 // is counted by CountLine.
+//
+// An empty line ("N│ ", a sixth of a code file's lines) has no delta of its own (count("N│ ")
+// and count("N│ \n") differ from those of "" and "\n" by different amounts), but needs no
+// scan either: its pieces are N's digit groups, the bar and " \n".
 func (e *Encoder) CountNumberedLine(numbered string, restNL int) int {
-	if p0 := numberedRest(numbered); p0 >= 0 && utf8.ValidString(numbered) {
+	if p0 := numberedRest(numbered); p0 >= 0 {
+		if p0 == len(numbered)-1 && e.barTokens >= 0 {
+			return e.prefixTokens(p0) + e.blankNL
+		}
+		if !utf8.ValidString(numbered) {
+			return e.CountLine(numbered)
+		}
 		if delta, ok := e.numberedDelta(numbered, p0); ok {
 			return delta + restNL
 		}
 	}
 	return e.CountLine(numbered)
+}
+
+// prefixTokens is the count of "N│" for a numbered line whose " "+R starts at p0, when
+// barTokens >= 0.
+func (e *Encoder) prefixTokens(p0 int) int {
+	return (p0-len(linePrefixSep)+1+2)/3 + e.barTokens
 }
 
 // numberedRest returns the index of the blank of linePrefixSep in key, where " "+R starts,
@@ -102,7 +118,7 @@ func (e *Encoder) numberedDelta(key string, p0 int) (delta int, ok bool) {
 	sk := scanner{s: key, tab: e.tab}
 	prefix := 0
 	if e.barTokens >= 0 {
-		prefix = (p0-len(linePrefixSep)+1+2)/3 + e.barTokens
+		prefix = e.prefixTokens(p0)
 	} else {
 		for i := 0; i < p0; {
 			j := e.next(&sk, i)

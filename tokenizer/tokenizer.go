@@ -67,6 +67,9 @@ type Encoder struct {
 	// digits is one token (both encodings), so a prefix "N│" costs ceil(digits/3) +
 	// barTokens; -1 otherwise (see numberedDelta).
 	barTokens int
+	// blankNL is the count of " \n", what follows "N│" in an empty line's numbered
+	// rendering with its line break: the bar's symbol run stops at the blank.
+	blankNL int
 }
 
 var (
@@ -102,6 +105,7 @@ func newEncoder(name string, o200k bool) (*Encoder, error) {
 		pieces: newCountCache(pieceCacheBytes, cacheShards),
 	}
 	e.barTokens = e.prefixBarTokens()
+	e.blankNL = e.countPlain(linePrefixSep[len(linePrefixSep)-1:] + "\n")
 	return e, nil
 }
 
