@@ -1,12 +1,16 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-pruner/mcp-pruner/tokenizer"
 )
 
 // TestGreedyOrder checks greedy, which sorts the candidates once and keeps re-queued
@@ -206,5 +210,40 @@ func BenchmarkRestore(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestCountOutputPricesMarkersByReason: countOutput prices a numbered answer's markers from
+// one count per reason (NumeralCounter) and its lines from their originals' prices; on
+// random answers with cut runs of 1 to thousands of lines, line numbers of one to five
+// digits and reasons that hold digits, the sum is the answer's exact count.
+func TestCountOutputPricesMarkersByReason(t *testing.T) {
+	tok, err := tokenizer.Load(tokenizer.CL100K)
+	require.NoError(t, err)
+	var _ NumeralCounter = tok
+	e := &Engine{tokens: tok}
+	r := rand.New(rand.NewPCG(39, 7))
+	reasons := []string{reasonBudget, reasonLowScore, reasonOffFocus + ": x2", reasonOffFocus + ": 10", reasonOffFocus + ": é"}
+	for round := range 40 {
+		n := 1 + r.IntN(12000)
+		var b []byte
+		for i := range n {
+			b = strconv.AppendInt(append(b, "line "...), int64(i*r.IntN(3)), 10)
+			b = append(b, '\n')
+		}
+		ls := splitLines(string(b))
+		_, restNL := tok.CountLines(string(b))
+		keep := make([]bool, n)
+		for i := 0; i < n; {
+			run, mode := 1+r.IntN([]int{3, 30, 3000}[r.IntN(3)]), r.IntN(3) // keep, cut, or each line at random
+			for j := i; j < min(i+run, n); j++ {
+				keep[j] = mode == 0 || (mode == 2 && r.IntN(2) == 0)
+			}
+			i += run
+		}
+		o := DefaultOptions()
+		o.AnnotateLines = true
+		out := render(ls, keep, "prn_0123456789abcdef0123456789abcdef", o, func(int, int) string { return reasons[r.IntN(len(reasons))] })
+		require.Equal(t, tok.Count(out.text), e.countOutput(context.Background(), out, ls.trailingNewline, restNL), "round %d", round)
 	}
 }

@@ -32,6 +32,17 @@ type NumberedCounter interface {
 	CountNumberedLine(numbered string, restNL int) int
 }
 
+// NumeralCounter is an optional NumberedCounter ability: NumeralGroupsAreTokens reports
+// that changing a number in a text changes its count only by the number's digit groups,
+// each one token: tiktoken's encodings split an ASCII digit run into groups of up to three
+// from its left (\p{N}{1,3}) and no pre-token joins a digit to anything else, so where no
+// other numeral touches the run, the rest of the text splits the same. The engine then
+// counts its markers, which differ by their line numbers, from one count per reason.
+type NumeralCounter interface {
+	NumberedCounter
+	NumeralGroupsAreTokens() bool
+}
+
 // LinesCounter is an optional TokenCounter ability: Count(text) and the CountLine of each of
 // text's lines (split at '\n', without the empty string after a final '\n') in one pass.
 // The engine counts an input with it when present.
@@ -531,9 +542,14 @@ func (e *Engine) countOutput(ctx context.Context, out rendered, trailingNewline 
 	if !ok || len(out.lines) == 0 {
 		return e.tokens.Count(out.text)
 	}
+	numerals := false
+	if n, ok := nc.(NumeralCounter); ok {
+		numerals = n.NumeralGroupsAreTokens()
+	}
 	last := len(out.lines) - 1
 	sum := func(from, to int) int {
 		total := 0
+		var markers markerCounts
 		for k := from; k < to; k++ {
 			if k%countCheckEvery == 0 && ctx.Err() != nil {
 				return total // the caller sees ctx.Err and drops the count
@@ -545,6 +561,8 @@ func (e *Engine) countOutput(ctx context.Context, out rendered, trailingNewline 
 				total += e.tokens.Count(t)
 			case l.src >= 0:
 				total += nc.CountNumberedLine(t, restNL[l.src])
+			case numerals:
+				total += markers.count(nc, t, out.annotations[-l.src-1])
 			default:
 				total += nc.CountLine(t)
 			}
@@ -554,6 +572,39 @@ func (e *Engine) countOutput(ctx context.Context, out rendered, trailingNewline 
 	// Not through the counter's cache of whole texts: a new answer's markers carry a new
 	// prune id, so it never comes back, and would evict inputs that do.
 	return sumHalves(len(out.lines), sum)
+}
+
+// markerCounts prices one answer's marker lines (with their line breaks) under a
+// NumeralCounter: Marker(id, start, end, reason) is its reason's first marker's count with
+// that marker's three numbers' digit groups swapped for its own. One answer has a few
+// reasons (the budget's, low scores', a focus term's), so a short list holds them.
+type markerCounts []struct {
+	reason string
+	base   int // the count less the numbers' groups
+}
+
+func (m *markerCounts) count(nc LineCounter, marker string, a Annotation) int {
+	groups := digitGroups(a.OriginalStartLine) + digitGroups(a.OriginalEndLine) + digitGroups(a.PrunedLineCount)
+	for _, r := range *m {
+		if r.reason == a.Reason {
+			return r.base + groups
+		}
+	}
+	n := nc.CountLine(marker)
+	*m = append(*m, struct {
+		reason string
+		base   int
+	}{a.Reason, n - groups})
+	return n
+}
+
+// digitGroups is the number of groups of up to three digits that v >= 0 is written in.
+func digitGroups(v int) int {
+	d := 1
+	for ; v >= 10; v /= 10 {
+		d++
+	}
+	return (d + 2) / 3
 }
 
 // countCheckEvery is how many lines of an output countOutput counts between looks at its

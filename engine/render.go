@@ -70,7 +70,7 @@ type rendered struct {
 }
 
 // outLine is a line of a numbered output: text[start:end], without its line break, and the
-// original line it shows (0-based), or -1 for a marker.
+// original line it shows (0-based), or for a marker -1-k, k being its annotation's index.
 type outLine struct {
 	start, end, src int
 }
@@ -141,7 +141,7 @@ func render(ls lineSet, keep []bool, pruneID string, o Options, reasons func(sta
 		if o.IncludeMarkers {
 			emit(m)
 			if o.AnnotateLines {
-				out.lines = append(out.lines, outLine{start: b.Len() - len(m), end: b.Len(), src: -1})
+				out.lines = append(out.lines, outLine{start: b.Len() - len(m), end: b.Len(), src: -len(out.annotations)})
 			}
 		}
 		i = j

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -150,6 +151,43 @@ func TestCountHalves(t *testing.T) {
 			require.Equal(t, want, e.Count(s), "%s cold", name)
 			require.Equal(t, want, e.Count(s), "%s warm", name)
 			require.Equal(t, want, e.countSegments(s), "%s sequential", name)
+		}
+	}
+}
+
+// TestNumeralGroups: with a number between any two texts that do not end or start with a
+// numeral, tiktoken-go's count less the number's groups of three digits is the same for
+// every number, as NumeralGroupsAreTokens promises (the engine prices its markers by it).
+func TestNumeralGroups(t *testing.T) {
+	r := newRand(43)
+	numbers := []string{"0", "7", "42", "999", "1000", "65536", "123456", "1234567", "40000000000"}
+	groups := func(d string) int { return (len(d) + 2) / 3 }
+	notNumeral := func(s string, last bool) bool {
+		runes := []rune(s)
+		if len(runes) == 0 {
+			return true
+		}
+		c := runes[0]
+		if last {
+			c = runes[len(runes)-1]
+		}
+		return !unicode.IsNumber(c)
+	}
+	pairs := [][2]string{{"⟦PRUNÉ: prune_id=p_0f3a lignes ", "-3 (1) raison=hors focus: x⟧"}, {"", ""}, {"a", "b"}, {" ", " "}, {"\n", "\n"}}
+	for len(pairs) < 400 {
+		left, right := randomString(r, r.IntN(12)), randomString(r, r.IntN(12))
+		if notNumeral(left, true) && notNumeral(right, false) {
+			pairs = append(pairs, [2]string{left, right})
+		}
+	}
+	for _, name := range encodingNames {
+		e := loadT(t, name)
+		require.True(t, e.NumeralGroupsAreTokens(), name)
+		for _, p := range pairs {
+			base := refCount(t, name, p[0]+numbers[0]+p[1]) - groups(numbers[0])
+			for _, d := range numbers[1:] {
+				require.Equal(t, base+groups(d), refCount(t, name, p[0]+d+p[1]), "%s: %q", name, p[0]+d+p[1])
+			}
 		}
 	}
 }

@@ -122,6 +122,13 @@ func (e *Encoder) prefixBarTokens() int {
 	return e.countPiece(linePrefixSep[:len(linePrefixSep)-1])
 }
 
+// NumeralGroupsAreTokens reports whether every string of one to three ASCII digits is one
+// token (true of both encodings, checked when the ranks load). Both split patterns give
+// digits only to \p{N}{1,3}, so a maximal run of digits is its own groups of three from the
+// left whatever surrounds it, and the pieces around it split the same for any digits: a
+// number's change then changes a count by its groups only (TestNumeralGroups).
+func (e *Encoder) NumeralGroupsAreTokens() bool { return e.barTokens >= 0 }
+
 // Name is the encoding's name, e.g. "cl100k_base".
 func (e *Encoder) Name() string { return e.name }
 
