@@ -92,16 +92,27 @@ func analyze(ctx context.Context, lines []string, q *Query, path string, each fu
 	return analyzeParts(ctx, lines, q, path, each, scanWorkers(lines), alongside)
 }
 
+// release gives the per-line arrays back for the next analysis, for a caller that built
+// the Analysis for itself and is done with it (Score; not ScoreWithAnalysis, whose callers
+// keep it). Only analyze's scan writes them, and it is over once analyze has returned.
+func (a *Analysis) release() {
+	floatBufs.giveBack(a.Lex)
+	intBufs.giveBack(a.Length)
+	boolBufs.giveBack(a.Exact)
+	int32Bufs.giveBack(a.matchStart)
+	a.Lex, a.Length, a.Exact, a.matchStart = nil, nil, nil, nil
+}
+
 // analyzeParts is analyze with the lines scanned in k parts, one goroutine each.
 func analyzeParts(ctx context.Context, lines []string, q *Query, path string, each func(i int, hashes []termHash), k int, alongside func(*Analysis)) (*Analysis, error) {
 	n := len(lines)
 	a := &Analysis{
 		Query:      q,
-		Lex:        make([]float64, n),
+		Lex:        floatBufs.borrow(n),
 		IDF:        make([]float64, q.Len()),
-		Length:     make([]int, n),
-		Exact:      make([]bool, n),
-		matchStart: make([]int32, n+1),
+		Length:     intBufs.borrow(n),
+		Exact:      boolBufs.borrow(n),
+		matchStart: int32Bufs.borrow(n + 1),
 	}
 	k = max(1, min(k, n))
 	parts := make([]scan, k)

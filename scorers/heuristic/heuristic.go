@@ -50,6 +50,7 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 		return nil, err
 	}
 	Finish(req, resp, a)
+	a.release() // no one else has it
 	return resp, nil
 }
 
@@ -72,7 +73,11 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 	var fail []float64
 	var shape []uint64
 	if req.SourceType == engine.SourceLogs {
-		fail, shape = make([]float64, len(req.Lines)), make([]uint64, len(req.Lines))
+		// Lent for the call: analyze returns only once every scan goroutine (the writers)
+		// is done, and scoreLogs keeps neither.
+		fail, shape = floatBufs.borrow(len(req.Lines)), uint64Bufs.borrow(len(req.Lines))
+		defer floatBufs.giveBack(fail)
+		defer uint64Bufs.giveBack(shape)
 		each = func(i int, hashes []termHash) { fail[i], shape[i] = logLine(req.Lines[i], hashes) }
 	}
 	// Every source type's scoring reads the indentation tree, code's the comment lines too:

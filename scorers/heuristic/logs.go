@@ -196,7 +196,8 @@ func scoreLogs(lines []string, a *Analysis, fail []float64, shape []uint64) []fl
 	// is what broke the build. But the last cluster is looked for at or before the report of
 	// the last step that failed: Travis runs every script command after one fails, and
 	// Actions runs post steps, so what follows that report is other steps' output.
-	out := make([]float64, n)
+	out := floatBufs.borrow(n) // the lines' own scores, before spreading into s
+	defer floatBufs.giveBack(out)
 	lastFail := -1
 	for i := failedStepEnd(lines, fail); i >= 0; i-- {
 		if fail[i] >= 0.5 {
@@ -509,8 +510,9 @@ var decayAt = func() (t [maxBlockSpan]float64) {
 func spreadBlocks(t tree, raw, s []float64) {
 	n := len(t.end)
 	// peak[i], at[i]: the best raw score in the block headed by i, and its line.
-	peak := make([]float64, n)
-	at := make([]int32, n)
+	peak, at := floatBufs.borrow(n), int32Bufs.borrow(n)
+	defer floatBufs.giveBack(peak)
+	defer int32Bufs.giveBack(at)
 	for i := range n {
 		peak[i], at[i] = raw[i], int32(i)
 	}
