@@ -94,13 +94,19 @@ func analyze(ctx context.Context, lines []string, q *Query, path string, each fu
 
 // release gives the per-line arrays back for the next analysis, for a caller that built
 // the Analysis for itself and is done with it (Score; not ScoreWithAnalysis, whose callers
-// keep it). Only analyze's scan writes them, and it is over once analyze has returned.
+// keep it). Only analyze's scan writes them, and it is over once analyze has returned; the
+// indentation tree too, when the goroutine beside the scan built it.
 func (a *Analysis) release() {
 	floatBufs.giveBack(a.Lex)
 	intBufs.giveBack(a.Length)
 	boolBufs.giveBack(a.Exact)
 	int32Bufs.giveBack(a.matchStart)
 	a.Lex, a.Length, a.Exact, a.matchStart = nil, nil, nil, nil
+	if a.tree.end != nil { // built beside the scan, which analyze waited for
+		int32Bufs.giveBack(a.tree.parent)
+		int32Bufs.giveBack(a.tree.end)
+		a.tree = tree{}
+	}
 }
 
 // analyzeParts is analyze with the lines scanned in k parts, one goroutine each.

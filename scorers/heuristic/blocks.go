@@ -69,7 +69,7 @@ func closesAt(l string, i int) bool {
 
 func buildTree(lines []string) tree {
 	n := len(lines)
-	t := tree{parent: make([]int32, n), end: make([]int32, n)}
+	t := tree{parent: int32Bufs.borrow(n), end: int32Bufs.borrow(n)}
 	type frame struct {
 		line   int32
 		indent int
