@@ -578,7 +578,9 @@ func (e *Engine) countOutput(ctx context.Context, out rendered, trailingNewline 
 // NumeralCounter: Marker(id, start, end, reason) is its reason's first marker's count with
 // that marker's three numbers' digit groups swapped for its own. One answer has a few
 // reasons (the budget's, low scores', a focus term's), so a short list holds them.
-type markerCounts []struct {
+type markerCounts []markerBase
+
+type markerBase struct {
 	reason string
 	base   int // the count less the numbers' groups
 }
@@ -591,10 +593,7 @@ func (m *markerCounts) count(nc LineCounter, marker string, a Annotation) int {
 		}
 	}
 	n := nc.CountLine(marker)
-	*m = append(*m, struct {
-		reason string
-		base   int
-	}{a.Reason, n - groups})
+	*m = append(*m, markerBase{a.Reason, n - groups})
 	return n
 }
 
