@@ -37,8 +37,21 @@ func newOutlineCache(max int) *outlineCache {
 	return &outlineCache{seed: maphash.MakeSeed(), max: max, lru: list.New(), byKey: map[cacheKey]*list.Element{}}
 }
 
-func (c *outlineCache) key(lang string, src []byte) cacheKey {
-	return cacheKey{lang: lang, hash: maphash.Bytes(c.seed, src), size: len(src)}
+// keyLines keys the outline of lines in lang by their source (the lines joined by "\n"),
+// hashed without joining them: a read of a file whose outline is cached needs no copy of
+// its source (maphash's value depends only on the bytes written, not on how they are split).
+func (c *outlineCache) keyLines(lang string, lines []string) cacheKey {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	size := max(len(lines)-1, 0)
+	for i, l := range lines {
+		if i > 0 {
+			h.WriteByte('\n')
+		}
+		h.WriteString(l)
+		size += len(l)
+	}
+	return cacheKey{lang: lang, hash: h.Sum64(), size: size}
 }
 
 // get returns a private copy of the cached outline (callers shift windows in place).

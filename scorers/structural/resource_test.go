@@ -3,6 +3,7 @@ package structural
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"runtime"
 	"slices"
@@ -179,7 +180,7 @@ func TestCancelAfterScore(t *testing.T) {
 func TestOutlineCacheReturnsPrivateCopies(t *testing.T) {
 	c := newOutlineCache(2)
 	o := &outline{units: []unit{{start: 1, end: 5, parent: -1, blocks: [][2]int{{2, 3}}}}}
-	k := c.key("go", []byte("package x"))
+	k := c.keyLines("go", []string{"package x"})
 	c.put(k, o, "")
 	got, _, ok := c.get(k)
 	if !ok {
@@ -190,10 +191,27 @@ func TestOutlineCacheReturnsPrivateCopies(t *testing.T) {
 	if again.units[0].start != 1 || again.units[0].blocks[0][0] != 2 {
 		t.Fatalf("cache entry changed by a caller: %+v", again.units[0])
 	}
-	c.put(c.key("go", []byte("a")), o, "")
-	c.put(c.key("go", []byte("b")), o, "")
+	c.put(c.keyLines("go", []string{"a"}), o, "")
+	c.put(c.keyLines("go", []string{"b"}), o, "")
 	if _, _, ok := c.get(k); ok {
 		t.Fatal("the least recently used entry should be evicted past the bound")
+	}
+}
+
+// TestOutlineKeyIsTheJoinedSourcesHash: an outline's key, hashed line by line, is the hash
+// of the lines joined, the source the outline was parsed from, and its size.
+func TestOutlineKeyIsTheJoinedSourcesHash(t *testing.T) {
+	c := newOutlineCache(2)
+	for _, lines := range [][]string{nil, {""}, {"", ""}, {"package x"}, {"a", "", "b"}, {"x\n", "y"},
+		strings.Split(strings.Repeat("func f() {\n\treturn 1\n}\n", 40), "\n")} {
+		src := strings.Join(lines, "\n")
+		want := cacheKey{lang: "go", hash: maphash.String(c.seed, src), size: len(src)}
+		if got := c.keyLines("go", lines); got != want {
+			t.Errorf("%q: key %+v, want %+v", lines, got, want)
+		}
+	}
+	if c.keyLines("go", []string{"a", "b"}) == c.keyLines("go", []string{"ab"}) {
+		t.Error("the line break is part of the key")
 	}
 }
 

@@ -282,8 +282,7 @@ func (s *Scorer) parseOrSplit(ctx context.Context, l *lang, path string, lines [
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
-	src := []byte(strings.Join(lines, "\n"))
-	key := s.outlines.key(l.name, src)
+	key := s.outlines.keyLines(l.name, lines)
 	if o, warn, ok := s.outlines.get(key); ok {
 		return o, warn, nil
 	}
@@ -299,7 +298,7 @@ func (s *Scorer) parseOrSplit(ctx context.Context, l *lang, path string, lines [
 			}
 		}
 	}
-	o, warn, err := s.parseSource(ctx, l, path, lines, src)
+	o, warn, err := s.parseSource(ctx, l, path, lines, []byte(strings.Join(lines, "\n")))
 	if err == nil && warn != WarnParseFailed { // a halted parse may succeed next time
 		s.outlines.put(key, o, warn)
 	}
