@@ -92,11 +92,13 @@ func analyze(ctx context.Context, lines []string, q *Query, path string, each fu
 	return analyzeParts(ctx, lines, q, path, each, scanWorkers(lines), alongside)
 }
 
-// release gives the per-line arrays back for the next analysis, for a caller that built
-// the Analysis for itself and is done with it (Score; not ScoreWithAnalysis, whose callers
-// keep it). Only analyze's scan writes them, and it is over once analyze has returned; the
-// indentation tree too, when the goroutine beside the scan built it.
-func (a *Analysis) release() {
+// Release gives the per-line arrays (Lex, Length, Exact, the match offsets) and the
+// indentation tree back for the next analysis, and leaves those fields nil. Only the
+// Analysis's owner may call it, once it and everything it handed them to are done with
+// it: Score for the one it builds, structural for the one it asks ScoreWithAnalysis for.
+// Only analyze's scan writes the arrays, and it is over once analyze has returned; the
+// tree too, when the goroutine beside the scan built it.
+func (a *Analysis) Release() {
 	floatBufs.giveBack(a.Lex)
 	intBufs.giveBack(a.Length)
 	boolBufs.giveBack(a.Exact)

@@ -50,7 +50,7 @@ func (s *Scorer) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.S
 		return nil, err
 	}
 	Finish(req, resp, a)
-	a.release() // no one else has it
+	a.Release() // no one else has it
 	return resp, nil
 }
 
@@ -140,12 +140,14 @@ func BlockScores(lines []string, a *Analysis) (block []float64, parent []int32) 
 	return blockScores(a.indentTree(lines), a)
 }
 
-// blockScores is BlockScores on an indentation tree already built.
+// blockScores is BlockScores on an indentation tree already built. block is lent
+// (floatBufs): a caller that does not hand it on gives it back.
 func blockScores(t tree, a *Analysis) (block []float64, parent []int32) {
 	n := len(t.end)
-	block = make([]float64, n)
+	block = floatBufs.borrow(n)
 	// Prefix counts of matches let blocks without any goal term be skipped cheaply.
-	hits := make([]int32, n+1)
+	hits := int32Bufs.borrow(n + 1)
+	defer int32Bufs.giveBack(hits)
 	totalLen, blocks := 0, 0
 	for i := 0; i < n; i++ {
 		hits[i+1] = hits[i] + a.matchStart[i+1] - a.matchStart[i]
@@ -174,7 +176,9 @@ func scoreStructured(lines []string, a *Analysis, w weights) []float64 {
 	n := len(lines)
 	t := a.indentTree(lines)
 	block, parent := blockScores(t, a)
-	ctxScore := make([]float64, n)
+	defer floatBufs.giveBack(block)
+	ctxScore := floatBufs.borrow(n)
+	defer floatBufs.giveBack(ctxScore)
 	for i := 0; i < n; i++ {
 		c := block[i]
 		if p := parent[i]; p >= 0 {
@@ -191,7 +195,8 @@ func scoreStructured(lines []string, a *Analysis, w weights) []float64 {
 		zl = max(zl, a.Lex[i])
 		zc = max(zc, ctxScore[i])
 	}
-	out := make([]float64, n)
+	out := floatBufs.borrow(n) // before spreading, which answers in an array of its own
+	defer floatBufs.giveBack(out)
 	for i := 0; i < n; i++ {
 		s := w.line*a.Lex[i]/zl + w.block*ctxScore[i]/zc
 		if a.Exact[i] {
@@ -273,6 +278,7 @@ func scoreCode(lines []string, a *Analysis) []float64 {
 	t := a.indentTree(lines)
 	def, isHeader := definitions(lines, t)
 	block, _ := blockScores(t, a)
+	defer floatBufs.giveBack(block)
 	// Average definition length (in terms) for BM25's length normalisation.
 	totalLen, defs := 0, 0
 	for i := 0; i < n; i++ {
@@ -287,7 +293,8 @@ func scoreCode(lines []string, a *Analysis) []float64 {
 	if defs > 0 {
 		avg = float64(totalLen) / float64(defs)
 	}
-	defScore := make([]float64, n)
+	defScore := floatBufs.borrow(n)
+	defer floatBufs.giveBack(defScore)
 	spans := a.SpanScorer()
 	for i := 0; i < n; i++ {
 		if !isHeader[i] {
@@ -306,7 +313,8 @@ func scoreCode(lines []string, a *Analysis) []float64 {
 		zl = max(zl, a.Lex[i])
 		zd = max(zd, defScore[i])
 	}
-	out := make([]float64, n)
+	out := floatBufs.borrow(n) // before spreading, which answers in an array of its own
+	defer floatBufs.giveBack(out)
 	for i := 0; i < n; i++ {
 		c := 0.0
 		if d := def[i]; d >= 0 {
