@@ -108,6 +108,12 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 	if len(req.Lines) == 0 {
 		return &engine.ScoreResponse{Scores: []float64{}}, nil
 	}
+	var built *heuristic.Analysis // asked for here: released once the answer is made
+	defer func() {
+		if built != nil {
+			built.Release()
+		}
+	}()
 	heur := func() (*engine.ScoreResponse, *heuristic.Analysis, error) {
 		if h != nil && a != nil {
 			// A shallow copy: callers below append to Warnings and replace Scores before
@@ -116,7 +122,9 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 			c.Warnings = append([]string(nil), h.Warnings...)
 			return &c, a, nil
 		}
-		return s.fallback.ScoreWithAnalysis(ctx, req)
+		resp, a, err := s.fallback.ScoreWithAnalysis(ctx, req)
+		built = a
+		return resp, a, err
 	}
 	// asHeuristic answers with the heuristic's evidence as the heuristic scorer would: its
 	// Score (damped comments included) and its threshold, so natural mode keeps what the
