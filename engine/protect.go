@@ -75,28 +75,42 @@ func protectCode(lines []string, prot []uint8) {
 			if strings.HasPrefix(strings.TrimSpace(l), ")") {
 				inImportBlock = false
 			}
-		case importWords[w] && isImport(w, l):
+		case leadingKinds(w)&startsImport != 0 && isImport(w, l):
 			prot[i] = protRule
 			t := strings.TrimSpace(l)
 			// Go "import (" blocks and Python "from x import (" continue to the ")".
 			if strings.HasSuffix(t, "(") {
 				inImportBlock = true
 			}
-		case declWords[w] && isDecl(w, l):
+		case leadingKinds(w)&startsDecl != 0 && isDecl(w, l):
 			prot[i] = protRule
 		}
 	}
 }
 
-// importWords and declWords are the first words that can start an import or a declaration;
-// only such lines reach the regexps, which keeps the rules cheap on long files.
-var (
-	importWords = setOf("import", "from", "#", "using", "use", "require", "const", "let", "var", "package", "module", "namespace", "extern", "library")
-	declWords   = setOf("@", "export", "default", "async", "def", "class", "func", "fn", "function", "interface", "struct",
-		"enum", "trait", "impl", "type", "module", "object", "pub", "public", "private", "protected", "internal")
+// Kinds of a line's leading word (leadingKinds).
+const (
+	startsImport = 1 << iota // a word an import can start with
+	startsDecl               // a word a declaration can start with
 )
 
-// isImport is reImport.MatchString(l) for a line whose leadingWord w is one of importWords,
+// leadingKinds says whether w can start an import or a declaration; only such lines reach
+// the rules' regexps, which keeps them cheap on long files. A switch, not a map: every
+// line of a text is asked, and most words are neither.
+func leadingKinds(w string) uint8 {
+	switch w {
+	case "import", "from", "#", "using", "use", "require", "const", "let", "var", "package", "namespace", "extern", "library":
+		return startsImport
+	case "module":
+		return startsImport | startsDecl
+	case "@", "export", "default", "async", "def", "class", "func", "fn", "function", "interface", "struct",
+		"enum", "trait", "impl", "type", "object", "pub", "public", "private", "protected", "internal":
+		return startsDecl
+	}
+	return 0
+}
+
+// isImport is reImport.MatchString(l) for a line whose leadingWord w can start an import,
 // answered without the regexp where the word decides: the regexp's backtracker clears state
 // in proportion to the line's length, and Go's var and const lines, C's and Python's '#'
 // lines are many and long (a tenth of a 10,000-line prune went to these two regexps).
@@ -113,7 +127,7 @@ func isImport(w, l string) bool {
 	return reImport.MatchString(l)
 }
 
-// isDecl is reDecl.MatchString(l) for a line whose leadingWord w is one of declWords, in
+// isDecl is reDecl.MatchString(l) for a line whose leadingWord w can start a declaration, in
 // the same way: a line that starts with one of declKeywords is a declaration when the word
 // ends there (\b), whatever follows.
 func isDecl(w, l string) bool {
@@ -123,7 +137,8 @@ func isDecl(w, l string) bool {
 	return reDecl.MatchString(l)
 }
 
-// declKeywords are the declWords that reDecl accepts alone, followed by a word boundary.
+// declKeywords are the declaration words that reDecl accepts alone, followed by a word
+// boundary.
 var declKeywords = setOf("def", "class", "func", "fn", "function", "interface", "struct", "enum", "trait", "impl", "type", "module", "object")
 
 // keywordEnds reports whether l's leading word w (leadingWord: letters and '_' after the

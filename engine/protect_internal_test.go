@@ -116,12 +116,12 @@ func TestImportAndDeclRulesAgreeWithTheRegexps(t *testing.T) {
 func checkImportAndDeclRules(t *testing.T, l string) {
 	t.Helper()
 	w := leadingWord(l)
-	if importWords[w] {
+	if leadingKinds(w)&startsImport != 0 {
 		if got, want := isImport(w, l), reImport.MatchString(l); got != want {
 			t.Fatalf("isImport(%q) = %v, the regexp says %v", l, got, want)
 		}
 	}
-	if declWords[w] {
+	if leadingKinds(w)&startsDecl != 0 {
 		if got, want := isDecl(w, l), reDecl.MatchString(l); got != want {
 			t.Fatalf("isDecl(%q) = %v, the regexp says %v", l, got, want)
 		}
