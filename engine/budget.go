@@ -1,6 +1,9 @@
 package engine
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // budgetSelect fills the token budget by value per token: a unit's value is its score raised
 // to scorePower (so the ranking stays dominated by relevance) and its cost is its tokens
@@ -77,10 +80,24 @@ func (s *selection) greedy(candidates []int, restore bool) {
 	}
 }
 
-// sortBest returns q (in unit order) ordered best first: a stable radix sort on the
-// complemented priorities, 11 bits a pass, so equal priorities keep the lower unit first.
-// tmp is scratch of q's length; the result is q or tmp.
+// sortBest returns q (in unit order) ordered best first. From radixMin candidates on, a
+// stable radix sort on the complemented priorities, 11 bits a pass, so equal priorities
+// keep the lower unit first; below, where its 2,048 counters a pass cost more than the
+// sort (a 200-line prune's selection spent a tenth of its time clearing them), a comparison
+// sort. tmp is scratch of q's length; the result is q or tmp.
 func sortBest(q, tmp []ranked) []ranked {
+	if len(q) < radixMin {
+		slices.SortFunc(q, func(a, b ranked) int {
+			switch {
+			case a.before(b):
+				return -1
+			case b.before(a):
+				return 1
+			}
+			return 0
+		})
+		return q
+	}
 	const bits = 11
 	src, dst := q, tmp
 	for shift := 0; shift < 64 && len(src) > 1; shift += bits {
@@ -105,6 +122,10 @@ func sortBest(q, tmp []ranked) []ranked {
 	}
 	return src
 }
+
+// radixMin is the least candidates sortBest sorts by radix (scratch measurement: 200
+// candidates 21 µs by radix, 9 by comparison; 1,000: 30 against 62).
+const radixMin = 512
 
 // ScorePower sharpens scores in budget selection (a unit is worth score^ScorePower per
 // token) so a cheap irrelevant line never outbids a relevant one; 3 was best on the

@@ -156,7 +156,7 @@ func (s *selection) greedyOneHeap(candidates []int, restore bool) {
 func TestSortBest(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 39))
 	for round := 0; round < 500; round++ {
-		n := r.IntN(400)
+		n := r.IntN(3 * radixMin) // both sorts
 		q := make([]ranked, n)
 		for i := range q {
 			q[i] = ranked{unit: i, prio: math.Float64bits(float64(r.IntN(6)) / float64(1+r.IntN(9)))}
