@@ -134,3 +134,64 @@ func FuzzImportAndDeclRules(f *testing.F) {
 	}
 	f.Fuzz(checkImportAndDeclRules)
 }
+
+// containsFoldByWindow is containsFold as it was: every start whose byte matches sub's first
+// ASCII-case-insensitively, the window compared with strings.EqualFold.
+func containsFoldByWindow(s, sub string) bool {
+	if sub == "" {
+		return true
+	}
+	for i := 0; i < len(sub); i++ {
+		if sub[i] >= 0x80 {
+			return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+		}
+	}
+	first := sub[0] | 0x20
+	isLetter := first >= 'a' && first <= 'z'
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if c := s[i]; c != sub[0] && !(isLetter && c|0x20 == first) {
+			continue
+		}
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func checkContainsFold(t *testing.T, s, sub string) {
+	t.Helper()
+	if got, want := containsFold(s, sub), containsFoldByWindow(s, sub); got != want {
+		t.Fatalf("containsFold(%q, %q) = %v, the window search says %v", s, sub, got, want)
+	}
+}
+
+// TestContainsFold checks the IndexByte search against the window-by-window one it
+// replaced, on chosen cases (Unicode folds of ASCII letters, '@' and '`', which differ from
+// letters by 0x20 too) and on random strings of a few pieces.
+func TestContainsFold(t *testing.T) {
+	cases := [][2]string{{"", ""}, {"abc", ""}, {"", "a"}, {"Hello", "hello"}, {"xKy", "k"}, {"xKy", "ky"},
+		{"ſ", "s"}, {"@x", "`x"}, {"`X", "`x"}, {"aaaaAAAAb", "ab"}, {"AAAAaaaaB", "ab"}, {"closeIdleConns()", "closeidleconns"},
+		{"a", "ab"}, {"ba", "ab"}, {"[x]", "[X]"}, {"é", "é"}, {"É", "é"}}
+	for _, c := range cases {
+		checkContainsFold(t, c[0], c[1])
+	}
+	pieces := []string{"a", "A", "b", "B", "k", "K", "s", "ſ", "@", "`", "[", "{", " ", "é", "\xff", "z", "Z", "1"}
+	r := rand.New(rand.NewPCG(5, 39))
+	word := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	for range 100000 {
+		checkContainsFold(t, word(r.IntN(12)), word(1+r.IntN(3)))
+	}
+}
+
+func FuzzContainsFold(f *testing.F) {
+	f.Add("closeIdleConns()", "closeidle")
+	f.Add("xKy", "k")
+	f.Fuzz(checkContainsFold)
+}

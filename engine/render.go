@@ -154,6 +154,9 @@ func render(ls lineSet, keep []bool, pruneID string, o Options, reasons func(sta
 }
 
 // containsFold reports whether s contains sub, ignoring case, without allocating for ASCII.
+// For an ASCII sub it is an ASCII case-insensitive search: the starts of sub's first byte,
+// in either case, are found with IndexByte (each part of s scanned once per case) and only
+// there is the rest compared. runReason asks it of every line a marker stands for.
 func containsFold(s, sub string) bool {
 	if sub == "" {
 		return true
@@ -163,16 +166,50 @@ func containsFold(s, sub string) bool {
 			return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 		}
 	}
-	first := sub[0] | 0x20
-	isLetter := first >= 'a' && first <= 'z'
-	for i := 0; i+len(sub) <= len(s); i++ {
-		c := s[i]
-		if c != sub[0] && !(isLetter && c|0x20 == first) {
-			continue
+	last := len(s) - len(sub) // the last start at which sub fits
+	if last < 0 {
+		return false
+	}
+	// next returns the first index of c in s from on, among the starts, or len(s).
+	next := func(c byte, from int) int {
+		if k := strings.IndexByte(s[from:last+1], c); k >= 0 {
+			return from + k
 		}
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
+		return len(s)
+	}
+	lower, upper := sub[0], sub[0]
+	if c := sub[0] | 0x20; c >= 'a' && c <= 'z' {
+		lower, upper = c, c-('a'-'A')
+	}
+	atLower, atUpper := next(lower, 0), len(s)
+	if upper != lower {
+		atUpper = next(upper, 0)
+	}
+	for {
+		i := min(atLower, atUpper)
+		if i > last {
+			return false
+		}
+		if asciiEqualFold(s[i+1:i+len(sub)], sub[1:]) {
 			return true
 		}
+		if i == atLower {
+			atLower = next(lower, i+1)
+		} else {
+			atUpper = next(upper, i+1)
+		}
 	}
-	return false
+}
+
+// asciiEqualFold reports whether a equals the ASCII string b (of a's length) with ASCII
+// letters compared without case: any other byte of a, non-ASCII ones included, must equal b's.
+func asciiEqualFold(a, b string) bool {
+	for k := 0; k < len(b); k++ {
+		if x, y := a[k], b[k]; x != y {
+			if l := x | 0x20; l != y|0x20 || l < 'a' || l > 'z' {
+				return false
+			}
+		}
+	}
+	return true
 }
