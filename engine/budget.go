@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // budgetSelect fills the token budget by value per token: a unit's value is its score raised
 // to scorePower (so the ranking stays dominated by relevance) and its cost is its tokens
@@ -28,7 +25,8 @@ func (s *selection) restoreTo(candidates []int) {
 // sorted once and a neighbour whose priority changed goes into a heap beside them with a
 // new stamp; the next unit is the better of the two heads, and an entry whose stamp is old
 // is skipped. A single heap of everything gives the same order (TestGreedyOrder) and cost
-// most of a large restoration in its pops.
+// most of a large restoration in its pops; below radixMin candidates it is still the
+// cheaper, and is what greedy uses.
 func (s *selection) greedy(candidates []int, restore bool) {
 	total := s.estimate()
 	kept := s.keptLines()
@@ -40,15 +38,24 @@ func (s *selection) greedy(candidates []int, restore bool) {
 		eligible = func(u int) bool { return !s.keep[s.units[u].start] }
 	}
 	stamp := make([]int32, len(s.units))
-	buf := make([]ranked, 2*len(candidates))
-	all := buf[:0:len(candidates)]
+	all := make([]ranked, 0, len(candidates))
 	for _, u := range candidates {
 		if eligible(u) {
 			all = append(all, ranked{unit: u, prio: s.priority(u)})
 		}
 	}
-	sorted := sortBest(all, buf[len(candidates):][:len(all)])
+	var sorted []ranked
 	var q unitQueue // the neighbours re-queued with fresh priorities
+	if len(all) >= radixMin {
+		sorted = sortBest(all, make([]ranked, len(all)))
+	} else {
+		// Few candidates: one heap of them all costs less than sorting them.
+		q = make(unitQueue, len(all), len(all)+8)
+		for i, r := range all {
+			q[i] = queued{ranked: r}
+		}
+		q.init()
+	}
 	for len(sorted) > 0 || len(q) > 0 {
 		var top queued
 		if len(q) == 0 || (len(sorted) > 0 && !q[0].before(sorted[0])) {
@@ -80,24 +87,10 @@ func (s *selection) greedy(candidates []int, restore bool) {
 	}
 }
 
-// sortBest returns q (in unit order) ordered best first. From radixMin candidates on, a
-// stable radix sort on the complemented priorities, 11 bits a pass, so equal priorities
-// keep the lower unit first; below, where its 2,048 counters a pass cost more than the
-// sort (a 200-line prune's selection spent a tenth of its time clearing them), a comparison
-// sort. tmp is scratch of q's length; the result is q or tmp.
+// sortBest returns q (in unit order) ordered best first: a stable radix sort on the
+// complemented priorities, 11 bits a pass, so equal priorities keep the lower unit first.
+// tmp is scratch of q's length; the result is q or tmp.
 func sortBest(q, tmp []ranked) []ranked {
-	if len(q) < radixMin {
-		slices.SortFunc(q, func(a, b ranked) int {
-			switch {
-			case a.before(b):
-				return -1
-			case b.before(a):
-				return 1
-			}
-			return 0
-		})
-		return q
-	}
 	const bits = 11
 	src, dst := q, tmp
 	for shift := 0; shift < 64 && len(src) > 1; shift += bits {
@@ -123,8 +116,9 @@ func sortBest(q, tmp []ranked) []ranked {
 	return src
 }
 
-// radixMin is the least candidates sortBest sorts by radix (scratch measurement: 200
-// candidates 21 µs by radix, 9 by comparison; 1,000: 30 against 62).
+// radixMin is the least candidates greedy sorts; below it they all go in the heap. The
+// radix sort's 2,048 counters a pass cost 21 µs whatever the size, and BenchmarkRestore at
+// 200 lines ran 28-30 µs with the heap against 33-36 with a comparison sort.
 const radixMin = 512
 
 // ScorePower sharpens scores in budget selection (a unit is worth score^ScorePower per
@@ -175,6 +169,12 @@ func (a ranked) before(b ranked) bool {
 type unitQueue []queued
 
 func (q unitQueue) less(i, j int) bool { return q[i].before(q[j].ranked) }
+
+func (q unitQueue) init() {
+	for i := len(q)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+}
 
 func (q *unitQueue) push(x queued) {
 	*q = append(*q, x)

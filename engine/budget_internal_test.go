@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -20,8 +21,8 @@ import (
 func TestGreedyOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(39, 5))
 	tied := []float64{0, 0, 0.25, 0.5, 1, math.Copysign(0, -1)}
-	for round := 0; round < 3000; round++ {
-		n := 1 + r.IntN(300)
+	for round := 0; round < 2000; round++ {
+		n := 1 + r.IntN(3*radixMin) // both the heap alone and the sorted candidates
 		scores := make([]float64, n)
 		prot := make([]uint8, n)
 		joinPrev := make([]bool, n)
@@ -178,38 +179,39 @@ func TestSortBest(t *testing.T) {
 	}
 }
 
-// BenchmarkRestore restores 10,000 one-line units, a tenth kept, to the default 45% of the
-// lines: the selection's largest step on a long text. "one-heap" is the greedy it replaced.
+// BenchmarkRestore restores n one-line units, a tenth kept, to the default 45% of the lines:
+// the selection's largest step on a long text. "one-heap" is the greedy it replaced.
 func BenchmarkRestore(b *testing.B) {
-	const n = 10000
-	r := rand.New(rand.NewPCG(1, 2))
-	scores := make([]float64, n)
-	cost := make([]int, n)
-	for i := range n {
-		if r.IntN(3) > 0 {
-			scores[i] = r.Float64() * r.Float64()
-		}
-		cost[i] = 2 + r.IntN(20)
-	}
-	order := make([]int, n)
-	for u := range order {
-		order[u] = u
-	}
-	for _, impl := range []string{"sorted", "one-heap"} {
-		b.Run(impl, func(b *testing.B) {
-			for b.Loop() {
-				s := newSelection(scores, make([]uint8, n), make([]bool, n), cost)
-				s.minKept, s.markerCost = minKeptFor(n, DefaultOptions()), 20
-				for u := 0; u < n; u += 10 {
-					s.setUnit(u, true)
-				}
-				if impl == "sorted" {
-					s.restoreTo(order)
-				} else {
-					s.greedyOneHeap(order, true)
-				}
+	for _, n := range []int{200, 10000} {
+		r := rand.New(rand.NewPCG(1, 2))
+		scores := make([]float64, n)
+		cost := make([]int, n)
+		for i := range n {
+			if r.IntN(3) > 0 {
+				scores[i] = r.Float64() * r.Float64()
 			}
-		})
+			cost[i] = 2 + r.IntN(20)
+		}
+		order := make([]int, n)
+		for u := range order {
+			order[u] = u
+		}
+		for _, impl := range []string{"sorted", "one-heap"} {
+			b.Run(fmt.Sprintf("lines=%d/impl=%s", n, impl), func(b *testing.B) {
+				for b.Loop() {
+					s := newSelection(scores, make([]uint8, n), make([]bool, n), cost)
+					s.minKept, s.markerCost = minKeptFor(n, DefaultOptions()), 20
+					for u := 0; u < n; u += 10 {
+						s.setUnit(u, true)
+					}
+					if impl == "sorted" {
+						s.restoreTo(order)
+					} else {
+						s.greedyOneHeap(order, true)
+					}
+				}
+			})
+		}
 	}
 }
 
