@@ -2,6 +2,7 @@ package structural
 
 import (
 	"cmp"
+	"container/heap"
 	"slices"
 	"strings"
 )
@@ -81,52 +82,34 @@ func chooseWindows(lines []string, h []float64, budget int) []window {
 	return merged
 }
 
-// anchorQueue is a binary heap of line indices, the best score h first and equal scores in
-// file order.
+// anchorQueue is a heap (container/heap) of line indices, the best score h first and equal
+// scores in file order.
 type anchorQueue struct {
 	h   []float64
 	idx []int
 }
 
-// before reports whether the entry at i comes out before the one at j.
-func (q *anchorQueue) before(i, j int) bool {
+func (q *anchorQueue) Len() int { return len(q.idx) }
+
+func (q *anchorQueue) Less(i, j int) bool {
 	a, b := q.idx[i], q.idx[j]
 	return q.h[a] > q.h[b] || q.h[a] == q.h[b] && a < b
 }
 
-func (q *anchorQueue) init() {
-	for i := len(q.idx)/2 - 1; i >= 0; i-- {
-		q.down(i)
-	}
+func (q *anchorQueue) Swap(i, j int) { q.idx[i], q.idx[j] = q.idx[j], q.idx[i] }
+
+func (q *anchorQueue) Push(x any) { q.idx = append(q.idx, x.(int)) }
+
+func (q *anchorQueue) Pop() any {
+	last := q.idx[len(q.idx)-1]
+	q.idx = q.idx[:len(q.idx)-1]
+	return last
 }
+
+func (q *anchorQueue) init() { heap.Init(q) }
 
 // pop removes and returns the first line; the queue must not be empty.
-func (q *anchorQueue) pop() int {
-	top := q.idx[0]
-	last := len(q.idx) - 1
-	q.idx[0] = q.idx[last]
-	q.idx = q.idx[:last]
-	q.down(0)
-	return top
-}
-
-func (q *anchorQueue) down(i int) {
-	n := len(q.idx)
-	for {
-		c := 2*i + 1
-		if c >= n {
-			return
-		}
-		if c+1 < n && q.before(c+1, c) {
-			c++
-		}
-		if !q.before(c, i) {
-			return
-		}
-		q.idx[i], q.idx[c] = q.idx[c], q.idx[i]
-		i = c
-	}
-}
+func (q *anchorQueue) pop() int { return heap.Pop(q).(int) }
 
 // alignWindow moves [start, end) to declaration boundaries: start up to the nearest
 // declaration header no deeper than the code it then covers, end on to the next header. Each search goes at most alignReach lines; past that the edge stays
