@@ -62,13 +62,6 @@ func goalLiterals(goal string) []string {
 	return out
 }
 
-// liftLiterals raises, in place, the code lines (not comments) that hold one of the goal's
-// literals to literalFloor of the best score, when the literal is on at most literalLines of
-// them.
-func liftLiterals(goal string, lines []string, s []float64, comment []bool) {
-	liftLiteralsOf(goalLiterals(goal), lines, s, comment)
-}
-
 // literalsKey is the Query.Memo key of a goal's literals (goalLiterals).
 type literalsKey struct{}
 
@@ -77,7 +70,9 @@ func goalLiteralsOf(q *heuristic.Query, goal string) []string {
 	return q.Memo(literalsKey{}, func() any { return goalLiterals(goal) }).([]string)
 }
 
-// liftLiteralsOf is liftLiterals with the goal's literals found.
+// liftLiteralsOf raises, in place, the code lines (not comments) that hold one of the goal's
+// literals lits (goalLiteralsOf) to literalFloor of the best score, when the literal is on at
+// most literalLines of them.
 func liftLiteralsOf(lits []string, lines []string, s []float64, comment []bool) {
 	if len(lits) == 0 {
 		return

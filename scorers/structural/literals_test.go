@@ -201,3 +201,8 @@ func BenchmarkLiftLiteralsSharedHead(b *testing.B) {
 		liftLiterals(goal.String(), lines, scores, nil)
 	}
 }
+
+// liftLiterals is the literals' lift for a goal read afresh, not through its query's memo.
+func liftLiterals(goal string, lines []string, s []float64, comment []bool) {
+	liftLiteralsOf(goalLiterals(goal), lines, s, comment)
+}

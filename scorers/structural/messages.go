@@ -51,15 +51,7 @@ const (
 	maxWholeChecks = 8
 )
 
-// liftMessages raises, in place, the code lines (not comment[i]) holding a piece of a string
-// literal the goal quotes, split at format placeholders, to literalFloor of the best score,
-// when the piece is in at most literalLines statements. A statement whose literal pieces
-// are all in the goal ranks first.
-func liftMessages(goal string, lines []string, s []float64, comment []bool) {
-	liftMessagesIn(newGoalText(goal), lines, s, comment)
-}
-
-// goalText is the goal as liftMessages reads it: its length, and its lowered text with a
+// goalText is the goal as liftMessagesIn reads it: its length, and its lowered text with a
 // suffix array built on first need. It is the same for every file read with that goal
 // (goalTextOf).
 type goalText struct {
@@ -87,7 +79,10 @@ func goalTextOf(q *heuristic.Query, goal string) *goalText {
 	return q.Memo(goalTextKey{}, func() any { return newGoalText(goal) }).(*goalText)
 }
 
-// liftMessagesIn is liftMessages for the goal gt reads.
+// liftMessagesIn raises, in place, the code lines (not comment[i]) holding a piece of a
+// string literal the goal gt reads quotes, split at format placeholders, to literalFloor of
+// the best score, when the piece is in at most literalLines statements. A statement whose
+// literal pieces are all in the goal ranks first.
 func liftMessagesIn(gt *goalText, lines []string, s []float64, comment []bool) {
 	if gt.n < minMessage {
 		return

@@ -180,3 +180,8 @@ func BenchmarkLiftMessages(b *testing.B) {
 		liftMessages(goal.String(), lines, scores, nil)
 	}
 }
+
+// liftMessages is the messages' lift for a goal read afresh, not through its query's memo.
+func liftMessages(goal string, lines []string, s []float64, comment []bool) {
+	liftMessagesIn(newGoalText(goal), lines, s, comment)
+}
