@@ -35,7 +35,7 @@ func (e *Encoder) fresh() *Encoder {
 	c := *e
 	c.segs = newCountCache(segmentCacheBytes, cacheShards)
 	c.pieces = newCountCache(pieceCacheBytes, cacheShards)
-	c.texts = newCountCache(textCacheBytes, textCacheShards)
+	c.texts = newExtraCache(textCacheBytes, textCacheShards)
 	return &c
 }
 
@@ -68,7 +68,7 @@ func BenchmarkCount(b *testing.B) {
 							b.StartTimer()
 						case "lines":
 							b.StopTimer()
-							c.texts = newCountCache(textCacheBytes, textCacheShards)
+							c.texts = newExtraCache(textCacheBytes, textCacheShards)
 							b.StartTimer()
 						}
 						if got := c.Count(text); got != want {
@@ -77,6 +77,34 @@ func BenchmarkCount(b *testing.B) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkCountLines is the engine's count of an input: Count(text) and every line's
+// CountLine. warm is the same text again (an agent re-reading a file), priced from the prices
+// kept with it; cold has every cache empty.
+func BenchmarkCountLines(b *testing.B) {
+	for _, n := range benchLines[:3] {
+		text := codeText(b, n)
+		for _, cache := range []string{"cold", "warm"} {
+			b.Run(fmt.Sprintf("lines=%d/cache=%s/enc=%s", n, cache, CL100K), func(b *testing.B) {
+				e := loadT(b, CL100K).fresh()
+				want, _ := e.CountLines(text)
+				b.SetBytes(int64(len(text)))
+				b.ReportAllocs()
+				for b.Loop() {
+					c := e
+					if cache == "cold" {
+						b.StopTimer()
+						c = e.fresh()
+						b.StartTimer()
+					}
+					if got, _ := c.CountLines(text); got != want {
+						b.Fatalf("count %d, want %d", got, want)
+					}
+				}
+			})
 		}
 	}
 }

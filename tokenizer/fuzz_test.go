@@ -8,7 +8,7 @@ import (
 )
 
 // FuzzCount checks CountLines, Count and CountLine against tiktoken-go for both encodings,
-// cold and warm, and the one-pass count of x and x+"\n". Seeds: the known-count table and
+// cold and warm (CountLines warm from the prices kept with a long text), and the one-pass count of x and x+"\n". Seeds: the known-count table and
 // testdata/seeds (code, logs with ANSI escapes and \r, unicode, invalid UTF-8 and
 // NUL bytes, contractions, whitespace kinds).
 func FuzzCount(f *testing.F) {
@@ -29,6 +29,9 @@ func FuzzCount(f *testing.F) {
 					require.Equal(t, refCount(t, e.name, l+"\n"), costs[i], "%s line %d", e.name, i)
 				}
 			}
+			again, againCosts := e.CountLines(s) // a long text's lines now priced with it
+			require.Equal(t, total, again, "%s lines' total, warm", e.name)
+			require.Equal(t, costs, againCosts, "%s lines, warm", e.name)
 			require.Equal(t, want, e.Count(s), "%s cold", e.name)
 			require.Equal(t, want, e.Count(s), "%s warm", e.name)
 			require.Equal(t, refCount(t, e.name, s+"\n"), e.CountLine(s), "%s line", e.name)

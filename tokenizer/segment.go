@@ -94,7 +94,8 @@ func (e *Encoder) inHalves(s string, count func(lo, hi int) int) int {
 // CountLines returns Count(text) and the CountLine of each of text's lines (text split at
 // '\n', without the empty string after a final '\n'; none for ""). On text never seen, a
 // line that is a segment of its own (most are) is priced by the same cache entry that
-// counts it in the text, so the prices cost no second lookup.
+// counts it in the text, so the prices cost no second lookup. A text cached whole keeps its
+// lines' prices (lineprices.go): read again, it costs no lookup per line.
 func (e *Encoder) CountLines(text string) (int, []int) {
 	lines := strings.Count(text, "\n")
 	if text != "" && !strings.HasSuffix(text, "\n") {
@@ -104,27 +105,36 @@ func (e *Encoder) CountLines(text string) (int, []int) {
 	if text == "" {
 		return 0, costs
 	}
-	perLine := func(total int) (int, []int) {
-		for i, l := 0, text; i < lines; i++ {
-			line, rest, _ := strings.Cut(l, "\n")
-			costs[i] = e.CountLine(line)
-			l = rest
-		}
-		return total, costs
-	}
 	if !utf8.ValidString(text) {
-		return perLine(e.Count(text))
+		return e.priceLines(text, costs, e.Count(text))
 	}
 	if len(text) < minCachedText || !e.texts.fits(len(text)) {
 		return e.countLinesHalves(text, costs), costs
 	}
 	h := e.texts.hash(text)
-	if ce, ok := e.texts.get(h, text); ok {
-		return perLine(int(ce.n)) // known text: its lines are known too
+	priced := false
+	n, ok := e.texts.getExtra(h, text, func(extra []byte) { priced = readLinePrices(extra, costs) })
+	switch {
+	case ok && priced:
+		return n, costs
+	case ok: // counted whole by Count: its lines were never priced together
+		e.priceLines(text, costs, n)
+	default:
+		n = e.countLinesHalves(text, costs)
 	}
-	n := e.countLinesHalves(text, costs)
-	e.texts.put(h, text, n, -1)
+	e.texts.putExtra(h, text, n, appendLinePrices(nil, costs))
 	return n, costs
+}
+
+// priceLines fills costs with the CountLine of each of text's lines and returns total and
+// costs.
+func (e *Encoder) priceLines(text string, costs []int, total int) (int, []int) {
+	for i, l := 0, text; i < len(costs); i++ {
+		line, rest, _ := strings.Cut(l, "\n")
+		costs[i] = e.CountLine(line)
+		l = rest
+	}
+	return total, costs
 }
 
 // countLinesHalves is countHalves that also fills costs with the CountLine of valid s's lines.

@@ -101,7 +101,7 @@ func newEncoder(name string, o200k bool) (*Encoder, error) {
 		ranks:  newRankTable(ranks),
 		tab:    bmpClasses(),
 		segs:   newCountCache(segmentCacheBytes, cacheShards),
-		texts:  newCountCache(textCacheBytes, textCacheShards),
+		texts:  newExtraCache(textCacheBytes, textCacheShards),
 		pieces: newCountCache(pieceCacheBytes, cacheShards),
 	}
 	e.barTokens = e.prefixBarTokens()
