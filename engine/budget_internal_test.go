@@ -246,6 +246,14 @@ func TestCountOutputPricesMarkersByReason(t *testing.T) {
 		o := DefaultOptions()
 		o.AnnotateLines = true
 		out := render(ls, keep, "prn_0123456789abcdef0123456789abcdef", o, func(int, int) string { return reasons[r.IntN(len(reasons))] })
-		require.Equal(t, tok.Count(out.text), e.countOutput(context.Background(), out, ls.trailingNewline, restNL), "round %d", round)
+		want := tok.Count(out.text)
+		require.Equal(t, want, e.countOutput(context.Background(), out, ls.trailingNewline, restNL, nil), "round %d", round)
+		// With numbered counts to fill in, then with those filled in (a text pruned again).
+		memo := &numberedCounts{counts: slices.Repeat([]int32{-1}, n)}
+		require.Equal(t, want, e.countOutput(context.Background(), out, ls.trailingNewline, restNL, memo), "round %d, learning", round)
+		require.Equal(t, slices.Contains(keep, true), memo.learned.Load(), "round %d", round)
+		memo.learned.Store(false)
+		require.Equal(t, want, e.countOutput(context.Background(), out, ls.trailingNewline, restNL, memo), "round %d, remembered", round)
+		require.False(t, memo.learned.Load(), "round %d: nothing left to work out", round)
 	}
 }

@@ -185,6 +185,33 @@ func TestPruneAnnotateLinesNeverPrefixesMarkers(t *testing.T) {
 	assert.Contains(t, res.PrunedText, "15│ needle")
 }
 
+// TestPruneRemembersNumberedCounts: the counts of a numbered answer's lines are remembered
+// with the text (engine.NumberedMemo), and a text pruned again, its answer counted from
+// them, gets the same answer and the same exact count.
+func TestPruneRemembersNumberedCounts(t *testing.T) {
+	f := newFixture(t, 0)
+	var _ engine.NumberedMemo = f.tok
+	o := opts(0.9, 0)
+	o.AnnotateLines = true
+	text := longLines(400, map[int]string{1: "// " + t.Name(), 120: "the needle is here", 300: "\tanother needle, indented"})
+	req := &engine.Request{Text: text, GoalHint: "needle", SourceType: engine.SourceDocs, Options: o}
+	first, err := f.eng.Prune(context.Background(), req)
+	require.NoError(t, err)
+	checkResult(t, f, req, first)
+	known := f.tok.NumberedCounts(text)
+	require.Len(t, known, 400)
+	for _, k := range first.Kept {
+		assert.GreaterOrEqual(t, known[k-1], int32(0), "line %d's numbered count remembered", k)
+	}
+	second, err := f.eng.Prune(context.Background(), req)
+	require.NoError(t, err)
+	checkResult(t, f, req, second)
+	assert.Equal(t, first.Kept, second.Kept)
+	first.Stats.ElapsedMS, second.Stats.ElapsedMS = 0, 0
+	assert.Equal(t, first.Stats, second.Stats)
+	assert.Equal(t, f.tok.Count(second.PrunedText), second.Stats.TokensEstAfter)
+}
+
 func TestPruneWithoutMarkers(t *testing.T) {
 	f := newFixture(t, 0)
 	o := opts(0.9, 0)

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -48,6 +49,18 @@ type NumeralCounter interface {
 // The engine counts an input with it when present.
 type LinesCounter interface {
 	CountLines(text string) (int, []int)
+}
+
+// NumberedMemo is an optional LinesCounter ability: it remembers, with a text it has priced,
+// the CountLine of its lines' numbered forms ("N│ R", see LinePrefix; N the line's number)
+// that a caller worked out, so that the numbered output of a text pruned again is counted
+// without working any of them out twice.
+type NumberedMemo interface {
+	// NumberedCounts returns, for each line of text, its numbered form's CountLine where it is
+	// remembered and -1 elsewhere; nil when text is not remembered. The slice is the caller's.
+	NumberedCounts(text string) []int32
+	// RememberNumbered remembers counts, one per line of text as NumberedCounts returns them.
+	RememberNumbered(text string, counts []int32)
 }
 
 // DefaultMaxInputChars is the seed's input limit (MCP_PRUNER_MAX_INPUT_CHARS).
@@ -491,18 +504,29 @@ func (e *Engine) selectAndRender(ctx context.Context, ls lineSet, lines []string
 	reasons := func(start, end int) string {
 		return runReason(lines, start, end, focus, resp.Scores, threshold)
 	}
+	// A numbered output is counted line by line; a text pruned before may have its lines'
+	// numbered counts remembered, and this prune's are remembered for the next.
+	var numbered *numberedCounts
+	if memo, ok := e.tokens.(NumberedMemo); ok && o.AnnotateLines {
+		if known := memo.NumberedCounts(req.Text); len(known) == n {
+			numbered = &numberedCounts{counts: known}
+		}
+	}
 	out := render(ls, sel.keep, id, o, reasons)
-	after := e.countOutput(ctx, out, ls.trailingNewline, restNL)
+	after := e.countOutput(ctx, out, ls.trailingNewline, restNL, numbered)
 	// Estimates can be off by a few tokens (merges across lines): trim to the exact budget.
 	for tries := 0; req.TokenBudget > 0 && after > req.TokenBudget && tries < 64; tries++ {
 		if ctx.Err() != nil || !sel.dropLowest() {
 			break
 		}
 		out = render(ls, sel.keep, id, o, reasons)
-		after = e.countOutput(ctx, out, ls.trailingNewline, restNL)
+		after = e.countOutput(ctx, out, ls.trailingNewline, restNL, numbered)
 	}
 	if ctx.Err() != nil {
 		return nil // after may be a count cut short
+	}
+	if numbered != nil && numbered.learned.Load() {
+		e.tokens.(NumberedMemo).RememberNumbered(req.Text, numbered.counts)
 	}
 	warnings := []string{}
 	if sel.ruleCut() { // after the trim, which may have cut more
@@ -534,10 +558,11 @@ func (e *Engine) selectAndRender(ctx context.Context, ls lineSet, lines []string
 // each line of it starts with a digit or the marker's "⟦", where no pre-token of the line
 // above can reach (see package tokenizer's segments), so the text's count is the sum of its
 // lines' (with their line breaks; the last one's only if the text ends with one), and a
-// numbered line costs a scan of its first pieces instead of a cache lookup and an insert.
+// numbered line costs a scan of its first pieces instead of a cache lookup and an insert,
+// or nothing when numbered (not nil: the counter is a NumberedMemo) already holds its count.
 // Such a count gives up once ctx is done, returning a meaningless figure; a whole text's
 // count (the counter's Count) runs to its end.
-func (e *Engine) countOutput(ctx context.Context, out rendered, trailingNewline bool, restNL []int) int {
+func (e *Engine) countOutput(ctx context.Context, out rendered, trailingNewline bool, restNL []int, numbered *numberedCounts) int {
 	nc, ok := e.tokens.(NumberedCounter)
 	if !ok || len(out.lines) == 0 {
 		return e.tokens.Count(out.text)
@@ -559,6 +584,8 @@ func (e *Engine) countOutput(ctx context.Context, out rendered, trailingNewline 
 			switch {
 			case k == last && !trailingNewline:
 				total += e.tokens.Count(t)
+			case l.src >= 0 && numbered != nil:
+				total += numbered.count(nc, t, l.src, restNL[l.src])
 			case l.src >= 0:
 				total += nc.CountNumberedLine(t, restNL[l.src])
 			case numerals:
@@ -572,6 +599,30 @@ func (e *Engine) countOutput(ctx context.Context, out rendered, trailingNewline 
 	// Not through the counter's cache of whole texts: a new answer's markers carry a new
 	// prune id, so it never comes back, and would evict inputs that do.
 	return sumHalves(len(out.lines), sum)
+}
+
+// numberedCounts holds the CountLine of an original's lines' numbered forms, -1 where not
+// known yet (from a NumberedMemo), and fills it in as an output is counted. The two halves
+// of a count write different lines' entries.
+type numberedCounts struct {
+	counts  []int32
+	learned atomic.Bool // an entry was filled in
+}
+
+// count returns the CountLine of numbered, the numbered form of original line src whose own
+// CountLine is restNL.
+func (m *numberedCounts) count(nc NumberedCounter, numbered string, src, restNL int) int {
+	if c := m.counts[src]; c >= 0 {
+		return int(c)
+	}
+	c := nc.CountNumberedLine(numbered, restNL)
+	if c <= math.MaxInt32 {
+		m.counts[src] = int32(c)
+		if !m.learned.Load() { // a store on every line would bounce the flag between the halves' cores
+			m.learned.Store(true)
+		}
+	}
+	return c
 }
 
 // markerCounts prices one answer's marker lines (with their line breaks) under a
