@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -210,6 +213,61 @@ func TestPruneRemembersNumberedCounts(t *testing.T) {
 	first.Stats.ElapsedMS, second.Stats.ElapsedMS = 0, 0
 	assert.Equal(t, first.Stats, second.Stats)
 	assert.Equal(t, f.tok.Count(second.PrunedText), second.Stats.TokensEstAfter)
+}
+
+// TestPruneTwiceOnLongTexts: texts long enough for the counter to keep whole (and with them
+// their lines' prices and numbered counts), of lines of every shape (indented, blank, CRLF,
+// unicode, numbered-looking, long), pruned twice under random options: both answers are
+// exact and the same.
+func TestPruneTwiceOnLongTexts(t *testing.T) {
+	f := newFixture(t, 0)
+	r := rand.New(rand.NewPCG(40, 7))
+	shapes := []func(i int) string{
+		func(i int) string { return fmt.Sprintf("func handler%d(w http.ResponseWriter) error {", i) },
+		func(i int) string {
+			return strings.Repeat("\t", 1+i%3) + "return errors.New(\"needle " + strconv.Itoa(i) + "\")"
+		},
+		func(int) string { return "" },
+		func(int) string { return "   " },
+		func(i int) string { return fmt.Sprintf("line %d ends with CR\r", i) },
+		func(i int) string { return fmt.Sprintf("%d│ a line that looks numbered, %d", i, i*7) },
+		func(i int) string { return fmt.Sprintf("naïve café — résumé %d ✓", i) },
+		func(i int) string { return strings.Repeat("word ", 20+i%30) + "needle" },
+		func(int) string { return "}" },
+	}
+	remembered := 0
+	for round := range 40 {
+		var b strings.Builder
+		n := 150 + r.IntN(500)
+		for i := range n {
+			b.WriteString(shapes[r.IntN(len(shapes))](i))
+			b.WriteByte('\n')
+		}
+		text := b.String()
+		if round%4 == 3 {
+			text = strings.TrimSuffix(text, "\n") // no final line break
+		}
+		o := engine.Options{MaxPruneRatio: r.Float64(), MinKeepLines: r.IntN(60), TimeoutMS: 10000,
+			AnnotateLines: round%5 != 4, IncludeMarkers: round%7 != 6}
+		req := &engine.Request{Text: text, GoalHint: "needle handler", SourceType: engine.SourceCode, Options: o, Scorer: "hash"}
+		if round%3 == 0 {
+			req.TokenBudget = 50 + r.IntN(len(text)/4)
+		}
+		first, err := f.eng.Prune(context.Background(), req)
+		require.NoError(t, err)
+		checkResult(t, f, req, first)
+		if slices.ContainsFunc(f.tok.NumberedCounts(text), func(c int32) bool { return c >= 0 }) {
+			remembered++
+		}
+		second, err := f.eng.Prune(context.Background(), req)
+		require.NoError(t, err)
+		checkResult(t, f, req, second)
+		require.Equal(t, first.Kept, second.Kept, "round %d", round)
+		first.Stats.ElapsedMS, second.Stats.ElapsedMS = 0, 0
+		require.Equal(t, first.Stats, second.Stats, "round %d", round)
+		require.Equal(t, strings.ReplaceAll(first.PrunedText, first.PruneID, "ID"), strings.ReplaceAll(second.PrunedText, second.PruneID, "ID"), "round %d", round)
+	}
+	assert.GreaterOrEqual(t, remembered, 20, "second prunes that read remembered counts")
 }
 
 func TestPruneWithoutMarkers(t *testing.T) {
