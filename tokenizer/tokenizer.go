@@ -12,8 +12,9 @@
 // (ranks.go, bpe.go) with a cache for pieces that are not single tokens, a cache of
 // segments: text is cut where the split patterns cannot join what precedes and what
 // follows (segment.go), so counting known lines in a new text is a hash lookup per
-// line, and a cache of whole texts of 4 KiB or more. Caches are bounded (about
-// 44 MiB per encoding at most) and evict the least recently used generation.
+// line, and a cache of whole texts of 4 KiB or more, which keeps each text's line prices
+// (lineprices.go) so a text read again is priced without a lookup per line. Caches are
+// bounded (about 44 MiB per encoding at most) and evict the least recently used generation.
 package tokenizer
 
 import (
