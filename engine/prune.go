@@ -255,13 +255,14 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	// this hides most of it.
 	ls := splitLines(req.Text)
 	type counted struct {
-		total int // -1: the counter panicked
-		costs []int
+		total    int // -1: the counter panicked
+		costs    []int
+		numbered *numberedCounts // a numbered output's line counts, as far as remembered
 	}
 	count := func() counted {
 		if lc, ok := e.tokens.(LinesCounter); ok {
 			if total, costs := lc.CountLines(req.Text); len(costs) == len(ls.raw) {
-				return counted{total: total, costs: costs}
+				return counted{total: total, costs: costs, numbered: e.numberedCounts(req, len(costs))}
 			}
 		}
 		return counted{total: e.tokens.Count(req.Text), costs: e.lineCosts(ls.raw)}
@@ -331,7 +332,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	if req.Threshold != nil {
 		threshold = *req.Threshold
 	}
-	res = e.selectAndRender(ctx, ls, lines, pr, req, resp, threshold, id, tokensBefore, c.costs)
+	res = e.selectAndRender(ctx, ls, lines, pr, req, resp, threshold, id, tokensBefore, c.costs, c.numbered)
 	if err := ctx.Err(); err != nil {
 		return failed(e.fallback(id, req.Text, start, tokensBefore, WarnTimeout), name, fmt.Errorf("after scoring: %w", err)), nil
 	}
@@ -466,7 +467,7 @@ func validScores(r *ScoreResponse, n int) error {
 // each line's price (lineCosts), to which it adds the line-number prefixes'. Once ctx is done
 // it stops and returns nil, for the caller to fail open: on a long text, rendering and
 // counting take milliseconds, and the exact-budget trim may repeat them 64 times.
-func (e *Engine) selectAndRender(ctx context.Context, ls lineSet, lines []string, pr protection, req *Request, resp *ScoreResponse, threshold float64, id string, tokensBefore int, lineCost []int) *Result {
+func (e *Engine) selectAndRender(ctx context.Context, ls lineSet, lines []string, pr protection, req *Request, resp *ScoreResponse, threshold float64, id string, tokensBefore int, lineCost []int, numbered *numberedCounts) *Result {
 	n := len(lines)
 	o := req.Options
 	prot, joinPrev := pr.prot, pr.joinPrev
@@ -504,14 +505,6 @@ func (e *Engine) selectAndRender(ctx context.Context, ls lineSet, lines []string
 	reasons := func(start, end int) string {
 		return runReason(lines, start, end, focus, resp.Scores, threshold)
 	}
-	// A numbered output is counted line by line; a text pruned before may have its lines'
-	// numbered counts remembered, and this prune's are remembered for the next.
-	var numbered *numberedCounts
-	if memo, ok := e.tokens.(NumberedMemo); ok && o.AnnotateLines {
-		if known := memo.NumberedCounts(req.Text); len(known) == n {
-			numbered = &numberedCounts{counts: known}
-		}
-	}
 	out := render(ls, sel.keep, id, o, reasons)
 	after := e.countOutput(ctx, out, ls.trailingNewline, restNL, numbered)
 	// Estimates can be off by a few tokens (merges across lines): trim to the exact budget.
@@ -525,9 +518,7 @@ func (e *Engine) selectAndRender(ctx context.Context, ls lineSet, lines []string
 	if ctx.Err() != nil {
 		return nil // after may be a count cut short
 	}
-	if numbered != nil && numbered.learned.Load() {
-		e.tokens.(NumberedMemo).RememberNumbered(req.Text, numbered.counts)
-	}
+	numbered.remember(req.Text)
 	warnings := []string{}
 	if sel.ruleCut() { // after the trim, which may have cut more
 		warnings = append(warnings, WarnProtectedCut)
@@ -584,10 +575,8 @@ func (e *Engine) countOutput(ctx context.Context, out rendered, trailingNewline 
 			switch {
 			case k == last && !trailingNewline:
 				total += e.tokens.Count(t)
-			case l.src >= 0 && numbered != nil:
-				total += numbered.count(nc, t, l.src, restNL[l.src])
 			case l.src >= 0:
-				total += nc.CountNumberedLine(t, restNL[l.src])
+				total += numbered.count(nc, t, l.src, restNL[l.src])
 			case numerals:
 				total += markers.count(nc, t, out.annotations[-l.src-1])
 			default:
@@ -603,15 +592,33 @@ func (e *Engine) countOutput(ctx context.Context, out rendered, trailingNewline 
 
 // numberedCounts holds the CountLine of an original's lines' numbered forms, -1 where not
 // known yet (from a NumberedMemo), and fills it in as an output is counted. The two halves
-// of a count write different lines' entries.
+// of a count write different lines' entries. A nil *numberedCounts remembers nothing.
 type numberedCounts struct {
+	memo    NumberedMemo
 	counts  []int32
 	learned atomic.Bool // an entry was filled in
+}
+
+// numberedCounts returns what the counter remembers of the numbered forms of req's n lines,
+// when the answer is numbered and the counter is a NumberedMemo that knows the text; else
+// nil. It runs beside the scorer, with the count of the text.
+func (e *Engine) numberedCounts(req *Request, n int) *numberedCounts {
+	memo, ok := e.tokens.(NumberedMemo)
+	if !ok || !req.Options.AnnotateLines {
+		return nil
+	}
+	if known := memo.NumberedCounts(req.Text); len(known) == n {
+		return &numberedCounts{memo: memo, counts: known}
+	}
+	return nil
 }
 
 // count returns the CountLine of numbered, the numbered form of original line src whose own
 // CountLine is restNL.
 func (m *numberedCounts) count(nc NumberedCounter, numbered string, src, restNL int) int {
+	if m == nil {
+		return nc.CountNumberedLine(numbered, restNL)
+	}
 	if c := m.counts[src]; c >= 0 {
 		return int(c)
 	}
@@ -623,6 +630,13 @@ func (m *numberedCounts) count(nc NumberedCounter, numbered string, src, restNL 
 		}
 	}
 	return c
+}
+
+// remember hands the counts this prune worked out to the memo, with text.
+func (m *numberedCounts) remember(text string) {
+	if m != nil && m.learned.Load() {
+		m.memo.RememberNumbered(text, m.counts)
+	}
 }
 
 // markerCounts prices one answer's marker lines (with their line breaks) under a

@@ -106,7 +106,8 @@ func (e *Encoder) CountLines(text string) (int, []int) {
 		return 0, costs
 	}
 	if !utf8.ValidString(text) {
-		return e.priceLines(text, costs, e.Count(text))
+		e.priceLines(text, costs)
+		return e.Count(text), costs
 	}
 	if len(text) < minCachedText || !e.texts.fits(len(text)) {
 		return e.countLinesHalves(text, costs), costs
@@ -118,7 +119,7 @@ func (e *Encoder) CountLines(text string) (int, []int) {
 	case ok && priced:
 		return n, costs
 	case ok: // counted whole by Count: its lines were never priced together
-		e.priceLines(text, costs, n)
+		e.priceLines(text, costs)
 	default:
 		n = e.countLinesHalves(text, costs)
 	}
@@ -126,15 +127,13 @@ func (e *Encoder) CountLines(text string) (int, []int) {
 	return n, costs
 }
 
-// priceLines fills costs with the CountLine of each of text's lines and returns total and
-// costs.
-func (e *Encoder) priceLines(text string, costs []int, total int) (int, []int) {
+// priceLines fills costs with the CountLine of each of text's lines.
+func (e *Encoder) priceLines(text string, costs []int) {
 	for i, l := 0, text; i < len(costs); i++ {
 		line, rest, _ := strings.Cut(l, "\n")
 		costs[i] = e.CountLine(line)
 		l = rest
 	}
-	return total, costs
 }
 
 // countLinesHalves is countHalves that also fills costs with the CountLine of valid s's lines.
