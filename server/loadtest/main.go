@@ -5,6 +5,14 @@
 //	go run ./server/loadtest                          # in-process server, pruner serve's default scorers
 //	go run ./server/loadtest -url http://127.0.0.1:8006/rpc   # an already running pruner serve
 //
+// By default each client sends its next request as soon as the last one is answered (a closed
+// loop): req/s is the server's throughput, and p50/p99 are mostly queueing, since 32 clients
+// wait on two cores. With -rate, requests are due at a fixed total rate whatever the server
+// does (an open loop, as wrk2 and vegeta send), and each latency runs from the request's due
+// time, so a server that falls behind is charged for the wait as well:
+//
+//	go run ./server/loadtest -lines 200 -clients 32 -rate 2000   # p99 at 2,000 prunes/s
+//
 // Every non-200 answer, JSON-RPC error or fail-open result (used_fallback) counts as an error.
 package main
 
@@ -40,11 +48,12 @@ func main() {
 		url         = flag.String("url", "", "POST /rpc URL of a running server; empty starts one in-process on 127.0.0.1:0")
 		linesFlag   = flag.String("lines", "200,5000", "text sizes in lines, comma-separated")
 		clientsFlag = flag.String("clients", "1,8,32", "concurrent clients, comma-separated")
-		duration    = flag.Duration("duration", 3*time.Second, "time budget of each cell")
+		duration    = flag.Duration("duration", 3*time.Second, "time budget of each cell: no request starts after it (with -rate, none is due after it)")
 		maxRequests = flag.Int("max-requests", 20000, "request budget of each cell")
 		warmup      = flag.Int("warmup", 20, "unmeasured requests before each cell")
 		cpuProfile  = flag.String("cpuprofile", "", "write a CPU profile of the whole run (client and in-process server) to this file")
 		latFile     = flag.String("latencies", "", "append every measured request to this CSV file: lines,clients,start_ms,latency_ms (start relative to the cell's start), to see whether slow requests cluster in time")
+		rate        = flag.Float64("rate", 0, "requests per second, all clients together, each due at its time and its latency counted from then (an open loop); 0 sends each client's next request when its last is answered (a closed loop)")
 		distinct    = flag.Bool("distinct", false, "make every request's text unique (a request number in its first line), so neither the recovery store nor the scorers' caches see a text twice; by default every request sends the same text, as an agent re-reading one file does")
 	)
 	flag.Parse()
@@ -76,7 +85,17 @@ func main() {
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256}, Timeout: 30 * time.Second}
 
-	fmt.Printf("target %s, GOMAXPROCS %d, %s/%s, %s\n\n", target, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	if *rate < 0 {
+		fmt.Fprintln(os.Stderr, "loadtest: -rate must be 0 or more")
+		os.Exit(2)
+	}
+	fmt.Printf("target %s, GOMAXPROCS %d, %s/%s, %s\n", target, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	if *rate > 0 {
+		fmt.Printf("open loop: %.0f requests/s due, latencies from each request's due time\n", *rate)
+	} else {
+		fmt.Println("closed loop: each client sends its next request when its last is answered")
+	}
+	fmt.Println()
 	fmt.Println("| lines | clients | requests | req/s | p50 ms | p99 ms | max ms | errors |")
 	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|")
 	var latOut io.Writer
@@ -97,7 +116,7 @@ func main() {
 			for range *warmup {
 				oneRequest(client, target, body, &buf)
 			}
-			r := runCell(client, target, body, *distinct, c, *duration, *maxRequests)
+			r := runCell(client, target, body, cell{distinct: *distinct, clients: c, rate: *rate, budget: *duration, maxReq: *maxRequests})
 			fmt.Printf("| %d | %d | %d | %.0f | %.2f | %.2f | %.2f | %d |\n", n, c, r.count, r.rps, ms(r.p50), ms(r.p99), ms(r.max), r.errors)
 			if latOut != nil {
 				writeSamples(latOut, n, c, r.samples)
@@ -133,9 +152,22 @@ func writeSamples(w io.Writer, lines, clients int, samples []sample) {
 	w.Write(b.Bytes())
 }
 
-// runCell sends body from clients concurrent clients until the budget or maxReq runs out.
-// With distinct, each request writes its number into body's requestSlot first.
-func runCell(client *http.Client, url string, body []byte, distinct bool, clients int, budget time.Duration, maxReq int) cellResult {
+// cell is one measurement's load.
+type cell struct {
+	distinct bool          // each request writes its number into the body's requestSlot first
+	clients  int           // concurrent clients
+	rate     float64       // requests due per second (open loop), or 0 (closed loop)
+	budget   time.Duration // no request starts (or, with rate, is due) after this
+	maxReq   int
+}
+
+// due returns when request k (from 1) is due in an open loop that starts at start.
+func (c cell) due(start time.Time, k int64) time.Time {
+	return start.Add(time.Duration(float64(k-1) / c.rate * float64(time.Second)))
+}
+
+// runCell sends body from c.clients concurrent clients until c.budget or c.maxReq runs out.
+func runCell(client *http.Client, url string, body []byte, c cell) cellResult {
 	var (
 		issued   atomic.Int64
 		mu       sync.Mutex
@@ -144,9 +176,9 @@ func runCell(client *http.Client, url string, body []byte, distinct bool, client
 		firstErr string
 		wg       sync.WaitGroup
 	)
-	deadline := time.Now().Add(budget)
 	start := time.Now()
-	for range clients {
+	deadline := start.Add(c.budget)
+	for range c.clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -154,19 +186,31 @@ func runCell(client *http.Client, url string, body []byte, distinct bool, client
 			localErrs, localFirst := 0, ""
 			var buf bytes.Buffer
 			own, slot := body, -1
-			if distinct {
+			if c.distinct {
 				own = slices.Clone(body)
 				slot = bytes.Index(own, []byte(requestSlot))
 			}
-			for time.Now().Before(deadline) {
+			// An open loop sends every request due before the deadline, however late: one
+			// that stopped at the deadline would leave a slow server's backlog unmeasured.
+			for c.rate > 0 || time.Now().Before(deadline) {
 				k := issued.Add(1)
-				if k > int64(maxReq) {
+				if k > int64(c.maxReq) {
 					break
 				}
 				if slot >= 0 {
 					putDigits(own[slot:slot+len(requestSlot)], k)
 				}
 				t0 := time.Now()
+				if c.rate > 0 {
+					due := c.due(start, k)
+					if !due.Before(deadline) {
+						break
+					}
+					if wait := time.Until(due); wait > 0 {
+						time.Sleep(wait)
+					}
+					t0 = due // a request sent late, all clients busy, waited for the server
+				}
 				err := oneRequest(client, url, own, &buf)
 				local = append(local, sample{start: t0.Sub(start), latency: time.Since(t0)})
 				if err != nil {

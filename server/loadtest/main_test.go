@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,4 +38,35 @@ func TestAnswerError(t *testing.T) {
 	assert.ErrorContains(t, answerError(http.StatusOK, ok[:last]), "fail-open", "truncated before the stats")
 	assert.ErrorContains(t, answerError(http.StatusServiceUnavailable, ok), "HTTP 503")
 	assert.ErrorContains(t, answerError(http.StatusOK, []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad"}}`)), "not a result")
+}
+
+// TestOpenLoopCountsTheWait: with -rate, a server slower than the rate is charged for the
+// time its requests waited to be sent, as well as for answering them; a closed loop, which
+// only sends when the last answer is in, sees the answering time alone.
+func TestOpenLoopCountsTheWait(t *testing.T) {
+	const answer = `{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"stats":{"used_fallback":false}}}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		time.Sleep(20 * time.Millisecond)
+		io.WriteString(w, answer)
+	}))
+	defer srv.Close()
+	body := []byte(`{}`)
+
+	// One client at 200 requests/s against a server that answers 50 a second: request k is
+	// due at 5(k-1) ms and sent at about 20(k-1) ms.
+	open := runCell(srv.Client(), srv.URL, body, cell{clients: 1, rate: 200, budget: 200 * time.Millisecond, maxReq: 1000})
+	require.Zero(t, open.errors, open.firstErr)
+	require.Equal(t, 40, open.count, "requests due in the budget are all sent, late or not")
+	assert.Greater(t, open.max, 400*time.Millisecond, "the last request waited about 780 ms to be sent")
+
+	closed := runCell(srv.Client(), srv.URL, body, cell{clients: 1, budget: 200 * time.Millisecond, maxReq: 1000})
+	require.Zero(t, closed.errors, closed.firstErr)
+	assert.Less(t, closed.count, 15, "a closed loop sends as fast as the answers come")
+	assert.Less(t, closed.p50, 100*time.Millisecond)
+
+	start := time.Now()
+	c := cell{rate: 2000}
+	assert.Equal(t, start, c.due(start, 1))
+	assert.Equal(t, start.Add(time.Second), c.due(start, 2001))
 }
