@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -83,30 +84,62 @@ func BenchmarkCount(b *testing.B) {
 
 // BenchmarkCountLines is the engine's count of an input: Count(text) and every line's
 // CountLine. warm is the same text again (an agent re-reading a file), priced from the prices
-// kept with it; cold has every cache empty.
+// kept with it; cold has every cache empty; new is a text whose every line is new to caches
+// that are full of other texts' lines (a server that has counted many files), so that every
+// lookup misses in tables far larger than the processor's caches.
 func BenchmarkCountLines(b *testing.B) {
 	for _, n := range benchLines[:3] {
 		text := codeText(b, n)
-		for _, cache := range []string{"cold", "warm"} {
+		for _, cache := range []string{"cold", "warm", "new"} {
 			b.Run(fmt.Sprintf("lines=%d/cache=%s/enc=%s", n, cache, CL100K), func(b *testing.B) {
 				e := loadT(b, CL100K).fresh()
 				want, _ := e.CountLines(text)
+				variant := 0
+				if cache == "new" {
+					// Fill the caches: the segment cache holds about 30 MiB of lines.
+					for filled := 0; filled < 3*segmentCacheBytes/2; filled += len(text) * 2 {
+						variant++
+						e.CountLines(numberLines(text, variant))
+					}
+				}
 				b.SetBytes(int64(len(text)))
 				b.ReportAllocs()
 				for b.Loop() {
-					c := e
-					if cache == "cold" {
+					c, t := e, text
+					switch cache {
+					case "cold":
 						b.StopTimer()
 						c = e.fresh()
 						b.StartTimer()
+					case "new":
+						b.StopTimer()
+						variant++
+						t = numberLines(text, variant)
+						b.StartTimer()
 					}
-					if got, _ := c.CountLines(text); got != want {
+					if got, _ := c.CountLines(t); cache != "new" && got != want {
 						b.Fatalf("count %d, want %d", got, want)
 					}
 				}
 			})
 		}
 	}
+}
+
+// numberLines returns text with " // k" after each of its lines: every line new for each k.
+func numberLines(text string, k int) string {
+	suffix := " // " + strconv.Itoa(k)
+	var b strings.Builder
+	b.Grow(len(text) + strings.Count(text, "\n")*len(suffix))
+	for line := range strings.Lines(text) {
+		body, nl := strings.CutSuffix(line, "\n")
+		b.WriteString(body)
+		b.WriteString(suffix)
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // BenchmarkPriceText does what the engine does on a new text: count every line,
