@@ -52,6 +52,7 @@ func main() {
 		maxRequests = flag.Int("max-requests", 20000, "request budget of each cell")
 		warmup      = flag.Int("warmup", 20, "unmeasured requests before each cell")
 		cpuProfile  = flag.String("cpuprofile", "", "write a CPU profile of the whole run (client and in-process server) to this file")
+		memProfile  = flag.String("memprofile", "", "write an allocation profile of the whole run (client and in-process server) to this file at its end; go tool pprof -sample_index=alloc_space reads what was allocated")
 		latFile     = flag.String("latencies", "", "append every measured request to this CSV file: lines,clients,start_ms,latency_ms (start relative to the cell's start), to see whether slow requests cluster in time")
 		rate        = flag.Float64("rate", 0, "requests per second, all clients together, each due at its time and its latency counted from then (an open loop); 0 sends each client's next request when its last is answered (a closed loop)")
 		distinct    = flag.Bool("distinct", false, "make every request's text unique (a request number in its first line), so neither the recovery store nor the scorers' caches see a text twice; by default every request sends the same text, as an agent re-reading one file does")
@@ -68,6 +69,9 @@ func main() {
 			os.Exit(1)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *memProfile != "" {
+		defer writeHeapProfile(*memProfile)
 	}
 	if !strings.HasPrefix(*url, "http://127.") && !strings.HasPrefix(*url, "http://localhost") && *url != "" {
 		fmt.Fprintln(os.Stderr, "loadtest: -url must be a loopback http:// URL")
@@ -129,7 +133,24 @@ func main() {
 	}
 	if failed {
 		pprof.StopCPUProfile()
+		if *memProfile != "" {
+			writeHeapProfile(*memProfile)
+		}
 		os.Exit(1)
+	}
+}
+
+// writeHeapProfile writes the allocation profile to path, or says why it cannot.
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest: memprofile:", err)
 	}
 }
 
