@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-pruner/mcp-pruner/server"
+	"github.com/mcp-pruner/mcp-pruner/server/gcfloor"
 )
 
 // serveConfig is pruner serve's HTTP configuration. Flags win over the MCP_PRUNER_*
@@ -31,6 +32,7 @@ type serveConfig struct {
 	readTimeout      time.Duration
 	maxConcurrent    int
 	maxSessions      int
+	heapFloorMB      int64
 	logging          logConfig
 }
 
@@ -47,6 +49,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxSessions, "max-sessions", server.DefaultMaxSessions, "MCP sessions open at once on /mcp; past it, a new session closes the least recently used one with no request in flight, whose client gets 404 and initializes again (env MCP_PRUNER_MAX_SESSIONS)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "on SIGINT/SIGTERM, how long in-flight requests may take to finish")
 	fs.DurationVar(&c.readTimeout, "read-timeout", server.DefaultReadTimeout, "how long a client may take to send a request, body included; a slower upload is dropped (requests may still run and stream as long as they need)")
+	fs.Int64Var(&c.heapFloorMB, "heap-floor-mb", gcfloor.DefaultBytes>>20, "MiB the heap may grow to before the garbage collector runs, while what it holds is small (a fresh server collecting every few tens of milliseconds under load); past it, GOGC rules as usual. 0 turns it off (env MCP_PRUNER_HEAP_FLOOR_MB)")
 	c.logging.register(fs)
 }
 
@@ -76,8 +79,14 @@ func (c *serveConfig) applyEnv(e env) error {
 	if err := e.int64("MCP_PRUNER_MAX_SESSIONS", "max-sessions", 1, math.MaxInt32, "want a positive integer", func(n int64) { c.maxSessions = int(n) }); err != nil {
 		return err
 	}
+	if err := e.int64("MCP_PRUNER_HEAP_FLOOR_MB", "heap-floor-mb", 0, maxHeapFloorMB, "want an integer 0..1048576 (0: off)", func(n int64) { c.heapFloorMB = n }); err != nil {
+		return err
+	}
 	return c.logging.applyEnv(e)
 }
+
+// maxHeapFloorMB bounds --heap-floor-mb at 1 TiB.
+const maxHeapFloorMB = 1 << 20
 
 // listenAddr validates the address flags and returns host:port.
 func (c *serveConfig) listenAddr() (string, error) {
@@ -94,6 +103,8 @@ func (c *serveConfig) listenAddr() (string, error) {
 		return "", usagef("--shutdown-timeout must be positive, got %s", c.shutdownTimeout)
 	case c.readTimeout <= 0:
 		return "", usagef("--read-timeout must be positive, got %s", c.readTimeout)
+	case c.heapFloorMB < 0 || c.heapFloorMB > maxHeapFloorMB:
+		return "", usagef("--heap-floor-mb must be 0..%d (0: off), got %d", maxHeapFloorMB, c.heapFloorMB)
 	}
 	if c.addr != "" {
 		host, port, err := net.SplitHostPort(c.addr)
@@ -195,6 +206,7 @@ Flags:
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	defer gcfloor.Start(uint64(scfg.heapFloorMB) << 20)()
 	return srv.Serve(ctx, ln)
 }
 

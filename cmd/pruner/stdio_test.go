@@ -145,3 +145,19 @@ func TestServerRequestsCannotPickWhatItLoads(t *testing.T) {
 	assert.Contains(t, answers(stdout)[2], `"scorer_error"`, "an allowed spec is built; one that cannot be fails open")
 	assert.Contains(t, stderr, "model.json", "and the log says why (here: an empty directory)")
 }
+
+// TestServeHeapFloorBounds: --heap-floor-mb and MCP_PRUNER_HEAP_FLOOR_MB take 0 (off) and
+// refuse a negative value, with what 0 means. (--read-timeout 0s stops the server from
+// starting once the values pass.)
+func TestServeHeapFloorBounds(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "serve", "--port", "0", "--heap-floor-mb", "0", "--read-timeout", "0s")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--read-timeout must be positive", "the flag takes 0")
+	code, _, stderr = runCLI(t, "", "serve", "--port", "0", "--heap-floor-mb", "-1")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--heap-floor-mb must be 0..1048576 (0: off), got -1")
+	t.Setenv("MCP_PRUNER_HEAP_FLOOR_MB", "-1")
+	code, _, stderr = runCLI(t, "", "serve", "--port", "0", "--read-timeout", "0s")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `MCP_PRUNER_HEAP_FLOOR_MB="-1": want an integer 0..1048576 (0: off)`)
+}

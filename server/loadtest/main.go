@@ -40,6 +40,7 @@ import (
 	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
 	"github.com/mcp-pruner/mcp-pruner/scorers/structural"
 	"github.com/mcp-pruner/mcp-pruner/server"
+	"github.com/mcp-pruner/mcp-pruner/server/gcfloor"
 	"github.com/mcp-pruner/mcp-pruner/tokenizer"
 )
 
@@ -375,10 +376,13 @@ func startInProcess() (stop func(), addr string, err error) {
 	if err != nil {
 		return nil, "", err
 	}
+	// pruner serve's heap floor too. It is the process's, so it holds for the load generator's
+	// own garbage as well, as GOGC would.
+	stopFloor := gcfloor.Start(gcfloor.DefaultBytes)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
-	return func() { cancel(); <-done }, ln.Addr().String(), nil
+	return func() { cancel(); <-done; stopFloor() }, ln.Addr().String(), nil
 }
 
 func ints(s string) []int {
