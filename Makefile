@@ -118,7 +118,8 @@ interop:
 ## against an in-process server on 127.0.0.1:0 with pruner serve's default scorers;
 ## LOADTEST_FLAGS="-url http://127.0.0.1:8006/rpc" measures a running pruner serve instead, and
 ## LOADTEST_FLAGS=-distinct sends a text never seen before with every request (by default
-## every request repeats one text, and the scorers' caches answer).
+## every request repeats one text, and the scorers' caches answer), and LOADTEST_FLAGS="-lines
+## 200 -clients 32 -rate 2000" sends 2,000 requests a second, timing each from when it was due.
 loadtest:
 	go run ./server/loadtest $(LOADTEST_FLAGS)
 
