@@ -34,8 +34,7 @@ func Start(floor uint64) (stop func()) {
 	if floor == 0 {
 		return func() {}
 	}
-	base := debug.SetGCPercent(100)
-	debug.SetGCPercent(base)
+	base := GOGC()
 	if base < 0 {
 		return func() {}
 	}
@@ -60,6 +59,19 @@ func Start(floor uint64) (stop func()) {
 		})
 	}
 }
+
+// GOGC returns the process's GOGC as the runtime holds it now (the GOGC environment variable,
+// or the last debug.SetGCPercent): -1 when the collector is off.
+func GOGC() int {
+	s := []metrics.Sample{{Name: gogcMetric}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 100 // the runtime's default, should the metric ever go away
+	}
+	return int(int64(s[0].Value.Uint64())) // off reads as the bits of -1
+}
+
+const gogcMetric = "/gc/gogc:percent"
 
 // running says whether a floor is set: GOGC is one per process.
 var running struct {

@@ -31,11 +31,14 @@ func TestPercent(t *testing.T) {
 	}
 }
 
-// gcPercent reads GOGC without changing it.
-func gcPercent() int {
-	p := debug.SetGCPercent(100)
-	debug.SetGCPercent(p)
-	return p
+func gcPercent() int { return GOGC() }
+
+func TestGOGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, p := range []int{100, 250, 0, -1} {
+		debug.SetGCPercent(p)
+		assert.Equal(t, p, GOGC())
+	}
 }
 
 // TestStartRaisesGOGCWhileTheHeapIsSmall: after a collection, a floor far above this test's
