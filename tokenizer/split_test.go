@@ -172,6 +172,24 @@ func TestRankTable(t *testing.T) {
 				require.Failf(t, "rank", "%s: %q rank %d, want %d", name, k, got, want)
 			}
 		}
+		// Near misses of the packed tables: every token's prefixes and suffixes one byte
+		// shorter, and the token with its last byte changed (most are not tokens).
+		for k := range ranks {
+			if len(k) < 3 || len(k) > midBytes+1 {
+				continue
+			}
+			changed := []byte(k)
+			changed[len(changed)-1] ^= 0x20
+			for _, s := range []string{k[:len(k)-1], k[1:], string(changed)} {
+				want, ok := ranks[s]
+				if !ok {
+					want = noRank
+				}
+				if got := tab.rank(s); got != int32(want) {
+					require.Failf(t, "rank", "%s: %q rank %d, want %d", name, s, got, want)
+				}
+			}
+		}
 		for range 20000 {
 			s := randomString(r, 1+r.IntN(6))
 			want, ok := ranks[s]
