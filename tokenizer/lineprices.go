@@ -49,7 +49,7 @@ func readLinePrices(extra []byte, costs []int) bool {
 // -1 elsewhere; nil when text is not cached with its line prices (CountLines caches them).
 // The slice is the caller's.
 func (e *Encoder) NumberedCounts(text string) []int32 {
-	if len(text) < minCachedText || !e.texts.fits(len(text)) {
+	if !e.cachedWhole(text) {
 		return nil
 	}
 	var counts []int32
@@ -72,7 +72,7 @@ func (e *Encoder) NumberedCounts(text string) []int32 {
 // counts gives (as NumberedCounts returns them: one per line, -1 where not known). It does
 // nothing when text is not cached with its prices, or counts has another length.
 func (e *Encoder) RememberNumbered(text string, counts []int32) {
-	if len(text) < minCachedText || !e.texts.fits(len(text)) {
+	if !e.cachedWhole(text) {
 		return
 	}
 	e.texts.updateExtra(e.texts.hash(text), text, func(extra []byte) {

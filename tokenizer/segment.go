@@ -33,7 +33,7 @@ func (e *Encoder) Count(s string) int {
 	if !utf8.ValidString(s) {
 		s = string([]rune(s)) // what tiktoken-go's regexp2 matching sees
 	}
-	if len(s) < minCachedText || !e.texts.fits(len(s)) {
+	if !e.cachedWhole(s) {
 		return e.countHalves(s)
 	}
 	// Whole texts come back (an original re-read, the same pruned output): one hash
@@ -45,6 +45,12 @@ func (e *Encoder) Count(s string) int {
 	n := e.countHalves(s)
 	e.texts.put(h, s, n, -1)
 	return n
+}
+
+// cachedWhole reports whether the whole-text cache keeps s (minCachedText bytes or more, and
+// not too large for it).
+func (e *Encoder) cachedWhole(s string) bool {
+	return len(s) >= minCachedText && e.texts.fits(len(s))
 }
 
 // parallelText is the shortest text whose halves are counted at once, on two cores: a
@@ -109,7 +115,7 @@ func (e *Encoder) CountLines(text string) (int, []int) {
 		e.priceLines(text, costs)
 		return e.Count(text), costs
 	}
-	if len(text) < minCachedText || !e.texts.fits(len(text)) {
+	if !e.cachedWhole(text) {
 		return e.countLinesHalves(text, costs), costs
 	}
 	h := e.texts.hash(text)

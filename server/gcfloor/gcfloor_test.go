@@ -31,8 +31,6 @@ func TestPercent(t *testing.T) {
 	}
 }
 
-func gcPercent() int { return GOGC() }
-
 func TestGOGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	for _, p := range []int{100, 250, 0, -1} {
@@ -56,7 +54,7 @@ func TestStartRaisesGOGCWhileTheHeapIsSmall(t *testing.T) {
 	eventually := func(ok func(p int) bool, what string) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
-		for p := gcPercent(); !ok(p); p = gcPercent() {
+		for p := GOGC(); !ok(p); p = GOGC() {
 			require.True(t, time.Now().Before(deadline), "%s: GOGC still %d", what, p)
 			runtime.GC()
 			time.Sleep(time.Millisecond)
@@ -74,11 +72,11 @@ func TestStartRaisesGOGCWhileTheHeapIsSmall(t *testing.T) {
 
 	stop()
 	stop() // twice is harmless
-	assert.Equal(t, 100, gcPercent(), "stop restores the GOGC Start found")
+	assert.Equal(t, 100, GOGC(), "stop restores the GOGC Start found")
 	runtime.GC()
 	runtime.GC()
 	time.Sleep(10 * time.Millisecond)
-	assert.Equal(t, 100, gcPercent(), "a stopped floor no longer moves it")
+	assert.Equal(t, 100, GOGC(), "a stopped floor no longer moves it")
 	Start(1 << 20)() // a floor can start again once the last has stopped
 }
 
@@ -87,10 +85,10 @@ func TestStartDoesNothingWhenGCIsOff(t *testing.T) {
 	stop := Start(64 << 20)
 	runtime.GC()
 	time.Sleep(10 * time.Millisecond)
-	assert.Equal(t, -1, gcPercent())
+	assert.Equal(t, -1, GOGC())
 	stop()
-	assert.Equal(t, -1, gcPercent())
+	assert.Equal(t, -1, GOGC())
 	debug.SetGCPercent(100)
 	Start(0)()
-	assert.Equal(t, 100, gcPercent())
+	assert.Equal(t, 100, GOGC())
 }
