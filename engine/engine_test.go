@@ -448,6 +448,26 @@ func TestPruneOversizeCheckedBeforeOptions(t *testing.T) {
 	assert.Equal(t, req.Text, rec.RawText)
 }
 
+// TestPruneOversizeIsNotCounted: an oversized text's token figures are the estimate, so the
+// guard answers without the exact count that a large text makes slow (a counter that panics
+// shows it is never asked).
+func TestPruneOversizeIsNotCounted(t *testing.T) {
+	reg := engine.NewRegistry()
+	reg.Register("keyword", keywordScorer{})
+	counter := &switchCounter{}
+	eng, err := engine.New(engine.Config{Registry: reg, Store: engine.NewMemoryStore(time.Minute, 1<<20, nil),
+		Tokens: counter, MaxInputChars: 10})
+	require.NoError(t, err)
+	counter.armed.Store(true)
+	text := strings.Repeat("y", 101)
+	res, err := eng.Prune(context.Background(), &engine.Request{Text: text, GoalHint: "x", SourceType: engine.SourceLogs, Options: opts(0.5, 0)})
+	require.NoError(t, err)
+	assert.Equal(t, []string{engine.WarnInputTooLarge}, res.Warnings)
+	assert.Equal(t, 26, res.Stats.TokensEstBefore, "a quarter of the bytes, rounded up")
+	assert.Equal(t, res.Stats.TokensEstBefore, res.Stats.TokensEstAfter)
+	assert.Equal(t, text, res.PrunedText)
+}
+
 func TestPruneCountsCharactersNotBytes(t *testing.T) {
 	f := newFixture(t, 10)
 	req := &engine.Request{Text: "ééééééééé", GoalHint: "x", SourceType: engine.SourceDocs, Options: opts(0.5, 0)}

@@ -215,8 +215,10 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	id = e.newID()
 	if e.tooLarge(req.Text) {
 		// Checked before the options (as the reference does): the text is stored so the id
-		// still recovers, and comes back unchanged.
-		return e.failOpen(ctx, id, req.Text, start, -1, WarnInputTooLarge), nil
+		// still recovers, and comes back unchanged. Its tokens are estimated, not counted: an
+		// exact count costs time in proportion to the text (about a second a megabyte for a
+		// line that never splits, such as base64), which the guard exists to refuse.
+		return e.failOpen(ctx, id, req.Text, start, estimateTokens(req.Text), WarnInputTooLarge), nil
 	}
 	if err := req.Options.Validate(); err != nil {
 		return nil, err
