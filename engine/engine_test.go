@@ -574,6 +574,11 @@ func TestRecover(t *testing.T) {
 		{name: "with line numbers", ranges: []engine.Range{{StartLine: 2, EndLine: 3}}, numbers: true, want: "2│ two\n3│ three"},
 		{name: "ranges in request order", ranges: []engine.Range{{StartLine: 3, EndLine: 3}, {StartLine: 1, EndLine: 1}}, want: "three\none"},
 		{name: "end clamped", ranges: []engine.Range{{StartLine: 3, EndLine: 99}}, want: "three\nfour\n"},
+		{name: "the whole text, byte for byte", ranges: []engine.Range{{StartLine: 1, EndLine: 4}}, want: "one\ntwo\nthree\nfour\n"},
+		{name: "the whole text in two ranges", ranges: []engine.Range{{StartLine: 1, EndLine: 2}, {StartLine: 3, EndLine: 4}}, want: "one\ntwo\nthree\nfour\n"},
+		// The text's final "\n" ends a recovery, never a range inside one: "four\n\none" would
+		// show a blank line between them that the text does not have.
+		{name: "the last line before another range", ranges: []engine.Range{{StartLine: 4, EndLine: 4}, {StartLine: 1, EndLine: 1}}, want: "four\none"},
 		{name: "start below 1", ranges: []engine.Range{{StartLine: 0, EndLine: 2}}, err: engine.ErrInvalidRange, maxLine: 4},
 		{name: "start after end", ranges: []engine.Range{{StartLine: 3, EndLine: 2}}, err: engine.ErrInvalidRange, maxLine: 4},
 		{name: "start past last line", ranges: []engine.Range{{StartLine: 5, EndLine: 9}}, err: engine.ErrInvalidRange, maxLine: 4},

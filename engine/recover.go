@@ -71,9 +71,12 @@ const (
 
 // Recover returns the original lines of the given ranges, concatenated in order. end_line
 // past the last line is clamped; start < 1, start > end, start past the last line, or
-// ranges asking for more than the recovery limit (RecoverMaxFactor) is a *RangeError. A
-// range that reaches the last line of a text that ended with "\n" returns that "\n" too, so
-// recovering 1..N gives back the original bytes exactly. It stops with ctx's error when ctx ends.
+// ranges asking for more than the recovery limit (RecoverMaxFactor) is a *RangeError. Lines
+// and ranges are joined with "\n". A recovery whose last range reaches the last line of a text
+// that ended with "\n" ends with that "\n" too, so recovering 1..N gives back the original
+// bytes exactly; an earlier range never brings it, since followed by the "\n" that joins the
+// next range it would read as a blank line the text does not have. It stops with ctx's error
+// when ctx ends.
 func Recover(ctx context.Context, store Store, id string, ranges []Range, withLineNumbers bool) (*Recovery, error) {
 	text, err := store.Get(ctx, id)
 	if err != nil {
@@ -104,7 +107,7 @@ func Recover(ctx context.Context, store Store, id string, ranges []Range, withLi
 			}
 			b.WriteString(ls.raw[ln-1])
 		}
-		if end == n && ls.trailingNewline {
+		if end == n && ls.trailingNewline && i == len(ranges)-1 {
 			b.WriteByte('\n')
 		}
 	}

@@ -48,19 +48,19 @@ func TestRecoverLimit(t *testing.T) {
 		want    string       // the answer; "" when refused
 		refused engine.Range // the range that went past the limit
 	}{
-		{name: "whole text twice", text: large, ranges: repeatRange(whole(6000), 2), want: large + "\n" + large},
+		{name: "whole text twice", text: large, ranges: repeatRange(whole(6000), 2), want: large + large},
 		{name: "whole text twice and one line more", text: large,
 			ranges:  append(repeatRange(whole(6000), 2), engine.Range{StartLine: 1, EndLine: 1}),
 			refused: engine.Range{StartLine: 1, EndLine: 1}},
 		{name: "whole text twice with line numbers", text: large, ranges: repeatRange(whole(6000), 2), numbers: true,
-			want: numbered(large) + "\n" + numbered(large)},
+			want: numbered(large) + numbered(large)},
 		{name: "the huge line three times", text: huge, ranges: repeatRange(engine.Range{StartLine: 1000, EndLine: 1000}, 3),
 			refused: engine.Range{StartLine: 1000, EndLine: 1000}},
 		{name: "overlapping windows past the end of a short text", text: small,
 			ranges: []engine.Range{{StartLine: 1, EndLine: 60}, {StartLine: 1, EndLine: 70}, {StartLine: 20, EndLine: 80}},
-			want:   small + "\n" + small + "\n" + strings.Repeat(line, 11)},
+			want:   small + small + strings.Repeat(line, 11)},
 		{name: "a short text many times, under the floor", text: small, ranges: repeatRange(whole(30), 300),
-			want: strings.TrimSuffix(strings.Repeat(small+"\n", 300), "\n")},
+			want: strings.Repeat(small, 300)},
 		{name: "a short text many times, over the floor", text: small, ranges: repeatRange(whole(30), 400),
 			refused: whole(30)},
 		{name: "the reviewer's amplification", text: large[:100_000], ranges: repeatRange(whole(1000), 2000),

@@ -44,7 +44,7 @@ func TestRPCRecoverLimit(t *testing.T) {
 		var rec engine.Recovery
 		toolPayload(t, decodeRPC(t, b), &rec)
 		lines := engine.SplitLines(text)
-		want := strings.Join(lines[:600], "\n") + "\n" + strings.Join(lines[399:], "\n") + "\n\n" + lines[989]
+		want := strings.Join(lines[:600], "\n") + "\n" + strings.Join(lines[399:], "\n") + "\n" + lines[989]
 		assert.Equal(t, want, rec.RawText)
 	})
 }
