@@ -391,6 +391,47 @@ func TestPruneBudgetTrimCutsUnprotectedFirst(t *testing.T) {
 	assert.NotContains(t, res.Warnings, engine.WarnProtectedCut)
 }
 
+// TestPruneBudgetUnderFloorsNeverCostsMore: floors that keep the output over its budget
+// leave the exact-budget trim nothing worth cutting; it used to cut the lowest-scored units
+// anyway, lone blank lines, each becoming a marker dearer than itself, until the output had
+// more tokens than the text. Now every cut saves tokens, so the output costs less.
+func TestPruneBudgetUnderFloorsNeverCostsMore(t *testing.T) {
+	var b strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&b, "func helper%d(a, b int) int { return a*%d + b - compute(a, b) }\n\n", i, i)
+	}
+	text := b.String()
+	// The goal's line first, then code, then the blank lines, as a real scorer ranks them.
+	scorer := funcScorer(func(_ context.Context, r *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+		scores := make([]float64, len(r.Lines))
+		for i, l := range r.Lines {
+			switch {
+			case strings.Contains(l, "helper7("):
+				scores[i] = 1
+			case l != "":
+				scores[i] = 0.5
+			default:
+				scores[i] = 0.05
+			}
+		}
+		return &engine.ScoreResponse{Scores: scores}, nil
+	})
+	f := newFixture(t, 0)
+	eng := f.withScorer(t, scorer, f.tok)
+	for _, floor := range []engine.Options{opts(1, 100), opts(0.05, 0), opts(0.5, 80)} {
+		req := &engine.Request{Text: text, GoalHint: "helper7", SourceType: engine.SourceCode, Options: floor, TokenBudget: 50}
+		res, err := eng.Prune(context.Background(), req)
+		require.NoError(t, err)
+		checkResult(t, f, req, res)
+		require.Contains(t, res.Warnings, engine.WarnTokenBudgetExceeded, "the floors keep more than 50 tokens")
+		assert.Less(t, res.Stats.TokensEstAfter, res.Stats.TokensEstBefore, "options %+v", floor)
+		for _, a := range res.Annotations {
+			assert.Greater(t, f.tok.Count(strings.Join(engine.SplitLines(text)[a.OriginalStartLine-1:a.OriginalEndLine], "\n")+"\n"),
+				f.tok.Count(a.Marker), "cut run %d-%d costs more than its marker", a.OriginalStartLine, a.OriginalEndLine)
+		}
+	}
+}
+
 // TestPruneFailOpen also checks what a fail-open result tells the operator's log and not the
 // wire: the scorer asked (none for an oversized input, which is never scored) and why.
 func TestPruneFailOpen(t *testing.T) {

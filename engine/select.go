@@ -170,12 +170,15 @@ func (s *selection) fillCheapGaps() bool {
 }
 
 // dropLowest cuts the first kept unit in dropsBefore's order that may be cut without
-// breaking the hard constraints; it reports whether one was found.
+// breaking the hard constraints and whose cut saves tokens; it reports whether one was
+// found. A unit whose lines cost no more than the marker that would replace them is never
+// cut: when floors keep the output over its budget, cutting lone blank lines one by one put
+// a 40-token marker in place of each and made the output larger than the text.
 func (s *selection) dropLowest() bool {
 	kept := s.keptLines()
 	best := -1
 	for u, sp := range s.units {
-		if !s.keep[sp.start] || sp.prot == protHard || kept-(sp.end-sp.start) < s.minKept {
+		if !s.keep[sp.start] || sp.prot == protHard || kept-(sp.end-sp.start) < s.minKept || !s.cutSaves(u) {
 			continue
 		}
 		if best < 0 || dropsBefore(sp, s.units[best]) {
@@ -187,6 +190,25 @@ func (s *selection) dropLowest() bool {
 	}
 	s.setUnit(best, false)
 	return true
+}
+
+// cutSaves reports whether cutting unit u, now kept, lowers the estimated cost: its lines'
+// tokens against the markers the cut adds (one between two kept neighbours, none beside one
+// cut run, one fewer when it joins two).
+func (s *selection) cutSaves(u int) bool {
+	sp := s.units[u]
+	cost := 0
+	for i := sp.start; i < sp.end; i++ {
+		cost += s.lineCost[i]
+	}
+	added := 1
+	if !s.keptAt(sp.start - 1) {
+		added--
+	}
+	if !s.keptAt(sp.end) {
+		added--
+	}
+	return cost > added*s.markerCost
 }
 
 // dropsBefore orders dropLowest's candidates: unprotected units before rule-protected ones
