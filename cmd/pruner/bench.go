@@ -36,7 +36,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if len(args) > 0 && args[0] == "spread" {
 		return runBenchSpread(args[1:], stdout, stderr)
 	}
-	fs := benchFlagSet("bench", stderr)
+	fs := benchFlagSet("bench", stdout, stderr)
 	var (
 		cfg        engineConfig
 		data       []string
@@ -64,7 +64,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	})
 	cfg.register(fs, benchFlags)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: pruner bench [flags]
+		fmt.Fprintf(fs.Output(), `Usage: pruner bench [flags]
        pruner bench build-commits --repo PATH --out FILE [flags]
        pruner bench diff BASE.jsonl OTHER.jsonl [flags]
        pruner bench spread RUN.jsonl [flags]
@@ -378,7 +378,7 @@ func benchWriteFile(path string, write func(io.Writer) error) error {
 }
 
 func runBuildCommits(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := benchFlagSet("bench build-commits", stderr)
+	fs := benchFlagSet("bench build-commits", stdout, stderr)
 	var (
 		repo    = fs.String("repo", "", "local git repository to mine (required)")
 		since   = fs.String("since", "", "only commits after this date (git log --since, e.g. \"2 years ago\")")
@@ -388,7 +388,7 @@ func runBuildCommits(ctx context.Context, args []string, stdout, stderr io.Write
 		out     = fs.String("out", "", "output case file, JSONL (gzip-compressed if it ends in .gz) (required)")
 	)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: pruner bench build-commits --repo PATH --out FILE [flags]
+		fmt.Fprintf(fs.Output(), `Usage: pruner bench build-commits --repo PATH --out FILE [flags]
 
 Mines a local repository's bug-fix commits into benchmark cases: goal = the commit message,
 text = each modified file before the fix, gold = the lines the fix removed or modified, plus the
@@ -437,14 +437,14 @@ Flags:
 const devRepoSplit = benchmarks.DevRepoKey
 
 func runBenchDiff(args []string, stdout, stderr io.Writer) error {
-	fs := benchFlagSet("bench diff", stderr)
+	fs := benchFlagSet("bench diff", stdout, stderr)
 	var (
 		scorer = fs.String("scorer", "", "SCORER or BASE,OTHER: the scorer whose results are read from each run (default: every scorer both runs hold, each against itself)")
 		split  = fs.String("split", "", "also compare on two halves of the cases: the regular expression's first non-empty group in each case id (its whole match without one) is a key, and a key whose MD5 ends in an even byte is half A, else half B; the dev sets' repositories: "+devRepoSplit)
 		moved  = fs.Int("moved", 5, "list this many of the cases that moved most in each group (0: none)")
 	)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: pruner bench diff BASE.jsonl OTHER.jsonl [flags]
+		fmt.Fprintf(fs.Output(), `Usage: pruner bench diff BASE.jsonl OTHER.jsonl [flags]
 
 Compares two runs' per-case results (the files 'pruner bench --cases' writes): two builds, or
 one build with and without a change. Each case's recall in OTHER minus its recall in BASE, per
@@ -506,7 +506,7 @@ Flags:
 }
 
 func runBenchSpread(args []string, stdout, stderr io.Writer) error {
-	fs := benchFlagSet("bench spread", stderr)
+	fs := benchFlagSet("bench spread", stdout, stderr)
 	var (
 		scorer    = fs.String("scorer", "", "only this scorer's results (default: every scorer of the run)")
 		by        = fs.String("by", devRepoSplit, "what a repository is: the regular expression's first non-empty group in each case id (its whole match without one); a case it does not match is a repository of its own (the default matches the dev sets' ids; docs ids name no page); '' draws cases, for a split that holds other cases of the same repositories")
@@ -516,7 +516,7 @@ func runBenchSpread(args []string, stdout, stderr io.Writer) error {
 		seed      = fs.Uint64("seed", 1, "seed of the draws (the same seed gives the same figures)")
 	)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: pruner bench spread RUN.jsonl [flags]
+		fmt.Fprintf(fs.Output(), `Usage: pruner bench spread RUN.jsonl [flags]
 
 How sure is a recall figure on repositories the bench has not seen? Reads one run's per-case
 results (the file 'pruner bench --cases' writes) and, per scorer, source type, dataset and
@@ -615,9 +615,9 @@ func parseAims(s string) (map[string]float64, error) {
 	return aims, nil
 }
 
-func benchFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+func benchFlagSet(name string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(newFlagOutput(stdout, stderr))
 	return fs
 }
 

@@ -188,7 +188,7 @@ func TestMistypedFlagNamesTheMeantOne(t *testing.T) {
 // TestBenchHasNoDefaultScorer: bench names every scorer it runs, so it offers no --scorer
 // (which would silently do nothing) and ignores MCP_PRUNER_SCORER, even a bad one.
 func TestBenchHasNoDefaultScorer(t *testing.T) {
-	_, _, help := runCLI(t, "", "bench", "--help")
+	_, help, _ := runCLI(t, "", "bench", "--help")
 	assert.NotContains(t, help, "-scorer ")
 	assert.Contains(t, help, "-scorers ")
 

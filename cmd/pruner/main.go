@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -228,9 +229,9 @@ func (e env) int64(name, flag string, lo, hi int64, want string, set func(int64)
 
 func runVersion(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(newFlagOutput(stdout, stderr))
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: pruner version
+		fmt.Fprint(fs.Output(), `Usage: pruner version
 
 Prints the version (also: pruner --version, pruner -v). It takes no flags.
 
@@ -249,7 +250,7 @@ Examples:
 // to the settings it left alone (a flag wins over its variable, and --help works whatever the
 // environment holds), and refuses positional arguments, for commands that take none.
 func parseFlags(fs *flag.FlagSet, args []string, envs ...interface{ applyEnv(env) error }) error {
-	if err := fs.Parse(args); err != nil {
+	if err := parseHeld(fs, args); err != nil {
 		return parseError(fs, err)
 	}
 	if fs.NArg() > 0 {
@@ -264,12 +265,51 @@ func parseFlags(fs *flag.FlagSet, args []string, envs ...interface{ applyEnv(env
 	return nil
 }
 
+// flagOutput is a FlagSet's output. What the flag package prints while it parses is held
+// until the parse ends, then goes to stdout if it is the usage asked for with -h or --help
+// (so that 'pruner prune --help | grep budget' works) and to stderr otherwise (a mistake, with
+// the usage under it). Anything written after the parse goes to stderr.
+type flagOutput struct {
+	stdout, stderr io.Writer
+	held           bytes.Buffer
+	parsing        bool
+}
+
+func newFlagOutput(stdout, stderr io.Writer) *flagOutput {
+	return &flagOutput{stdout: stdout, stderr: stderr}
+}
+
+func (o *flagOutput) Write(p []byte) (int, error) {
+	if o.parsing {
+		return o.held.Write(p)
+	}
+	return o.stderr.Write(p)
+}
+
+// parseHeld is fs.Parse with fs's output, if a *flagOutput, sent where it belongs once the
+// parse has ended.
+func parseHeld(fs *flag.FlagSet, args []string) error {
+	o, ok := fs.Output().(*flagOutput)
+	if !ok {
+		return fs.Parse(args)
+	}
+	o.parsing = true
+	err := fs.Parse(args)
+	o.parsing = false
+	w := o.stderr
+	if errors.Is(err, flag.ErrHelp) {
+		w = o.stdout
+	}
+	_, _ = o.held.WriteTo(w)
+	return err
+}
+
 // parseInterspersed parses flags that may come before or after positional arguments
 // ("pruner prune FILE --goal …"), which the flag package alone stops at.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseHeld(fs, args); err != nil {
 			return nil, parseError(fs, err)
 		}
 		rest := fs.Args()

@@ -176,9 +176,9 @@ func servable(reg *engine.Registry, name string) error {
 // 'pruner plugin checksum FILE'.
 func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plugin", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(newFlagOutput(stdout, stderr))
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage:
+		fmt.Fprintf(fs.Output(), `Usage:
   pruner plugin serve NAME     serve scorer NAME of this binary as a go-plugin process; the
                                server starts it for --scorer plugin:builtin/NAME
   pruner plugin checksum FILE  print the SHA-256 to pin as "sha256" in the plugins file
@@ -190,7 +190,7 @@ Examples:
   pruner serve --scorer plugin:builtin/structural  # structural in a child process
 `)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseHeld(fs, args); err != nil {
 		return parseError(fs, err)
 	}
 	switch sub := fs.Arg(0); {

@@ -16,7 +16,7 @@ import (
 
 func runPrune(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("prune", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(newFlagOutput(stdout, stderr))
 	var (
 		cfg        engineConfig
 		goal       = fs.String("goal", "", "what the reader is trying to do (required), e.g. \"why does parse_header fail on empty input\"")
@@ -34,7 +34,7 @@ func runPrune(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	)
 	cfg.register(fs, pruneFlags)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: pruner prune [FILE|-] --goal "..." [flags]
+		fmt.Fprintf(fs.Output(), `Usage: pruner prune [FILE|-] --goal "..." [flags]
 
 Prints FILE (or stdin) cut down to the lines relevant to --goal. Cut runs become one-line
 markers "⟦PRUNÉ: prune_id=… lignes A-B (N) raison=…⟧"; with --json the payload also has the

@@ -115,11 +115,18 @@ func TestHelpAndVersion(t *testing.T) {
 	for _, c := range commands() {
 		assert.Contains(t, out, c.name)
 	}
-	code, _, stderr := runCLI(t, "", "prune", "--help")
+	// Help asked for goes to stdout, to be paged or searched; nothing goes to stderr.
+	code, out, stderr := runCLI(t, "", "prune", "--help")
 	assert.Equal(t, 0, code)
+	assert.Empty(t, stderr)
 	for _, flag := range []string{"-goal", "-source-type", "-max-prune-ratio", "-min-keep-lines", "-scorer", "-json", "-token-budget"} {
-		assert.Contains(t, stderr, flag)
+		assert.Contains(t, out, flag)
 	}
+	// A mistake's usage goes to stderr, under the mistake.
+	code, out, stderr = runCLI(t, "", "prune", "--no-such-flag")
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.True(t, strings.HasPrefix(stderr, "flag provided but not defined: -no-such-flag\nUsage: pruner prune"), "%.80q", stderr)
 	// Each command explains itself and offers only the flags it uses: the recovery store's
 	// only where texts are kept for recover_text, pruning limits only where something is pruned.
 	offers := map[string]struct{ has, lacks []string }{
@@ -130,15 +137,16 @@ func TestHelpAndVersion(t *testing.T) {
 		"stdio":   {[]string{"-max-input-chars", "-ttl", "-store-bytes", "-shutdown-timeout"}, []string{"-port", "-heap-floor-mb"}},
 	}
 	for cmd, want := range offers {
-		code, _, stderr := runCLI(t, "", cmd, "--help")
+		code, help, stderr := runCLI(t, "", cmd, "--help")
 		assert.Equal(t, 0, code, cmd)
-		assert.True(t, strings.HasPrefix(stderr, "Usage: pruner "+cmd), "%s --help opens with its usage line: %.60q", cmd, stderr)
+		assert.Empty(t, stderr, cmd)
+		assert.True(t, strings.HasPrefix(help, "Usage: pruner "+cmd), "%s --help opens with its usage line: %.60q", cmd, help)
 		flagLine := func(f string) *regexp.Regexp { return regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(f) + `( |$)`) }
 		for _, f := range want.has {
-			assert.Regexp(t, flagLine(f), stderr, "%s offers %s", cmd, f)
+			assert.Regexp(t, flagLine(f), help, "%s offers %s", cmd, f)
 		}
 		for _, f := range want.lacks {
-			assert.NotRegexp(t, flagLine(f), stderr, "%s does not offer %s", cmd, f)
+			assert.NotRegexp(t, flagLine(f), help, "%s does not offer %s", cmd, f)
 		}
 	}
 	for _, arg := range []string{"version", "--version", "-v"} {
@@ -149,8 +157,9 @@ func TestHelpAndVersion(t *testing.T) {
 	// version --help explains the command instead of running it; arguments are refused.
 	code, out, stderr = runCLI(t, "", "version", "--help")
 	assert.Equal(t, 0, code)
-	assert.Empty(t, out)
-	assert.Contains(t, stderr, "Usage: pruner version")
+	assert.Empty(t, stderr)
+	assert.Contains(t, out, "Usage: pruner version")
+	assert.NotContains(t, out, "pruner "+version+"\n")
 	code, _, stderr = runCLI(t, "", "version", "extra")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "unexpected arguments")

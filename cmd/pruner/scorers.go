@@ -20,12 +20,12 @@ import (
 // plugins file's entries.
 func runScorers(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("scorers", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(newFlagOutput(stdout, stderr))
 	var cfg engineConfig
 	cfg.register(fs, registryFlags)
 	asJSON := fs.Bool("json", false, "print a JSON array of {name, description, where, threshold, default_for}")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: pruner scorers [flags]
+		fmt.Fprint(fs.Output(), `Usage: pruner scorers [flags]
 
 Lists the scorers that --scorer (and prune_text's "scorer" argument) accept: the built-in ones,
 each built-in again as an out-of-process plugin (plugin:builtin/NAME), the plugins of

@@ -139,9 +139,9 @@ func splitList(s string) []string {
 	return out
 }
 
-func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) error {
+func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(newFlagOutput(stdout, stderr))
 	var (
 		ecfg engineConfig
 		scfg serveConfig
@@ -149,7 +149,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	ecfg.register(fs, serverFlags)
 	scfg.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: pruner serve [flags]
+		fmt.Fprintf(fs.Output(), `Usage: pruner serve [flags]
 
 Serves the prune_text, recover_text and health tools over HTTP:
   POST /rpc     JSON-RPC 2.0 (seed contract; plain curl works, no handshake needed)

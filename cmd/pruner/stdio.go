@@ -14,7 +14,7 @@ import (
 // line goes to stderr.
 func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("stdio", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(newFlagOutput(stdout, stderr))
 	var (
 		ecfg    engineConfig
 		logging logConfig
@@ -24,7 +24,7 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.DurationVar(&drain, "shutdown-timeout", 10*time.Second, "when stdin ends, how long to wait for the next answer to a call still in flight before the server exits (each answer restarts the wait)")
 	logging.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: pruner stdio [flags]
+		fmt.Fprintf(fs.Output(), `Usage: pruner stdio [flags]
 
 Serves the prune_text, recover_text and health tools as an MCP server over stdin/stdout
 (newline-delimited JSON-RPC), for IDE agents that launch their servers as subprocesses.

@@ -21,7 +21,7 @@ import (
 // it against baseline scorers, and write model.onnx, model.json and MODEL_CARD.md.
 func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(newFlagOutput(stdout, stderr))
 	def := train.DefaultConfig()
 	var (
 		cfg       = def
@@ -51,7 +51,7 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	kindsFlag(fs, "tree-kinds", "expert gets --trees boosted trees, fitted on its own cases", &cfg.TreeKinds)
 	kindsFlag(fs, "frozen-kinds", "expert stays its base scorer", &cfg.FrozenKinds)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, `Usage: pruner train [flags]
+		fmt.Fprintf(fs.Output(), `Usage: pruner train [flags]
 
 Trains the line-relevance model of the onnx scorer family on labelled cases (the schema of
 ../shared/bench), reports grouped K-fold cross-validated recall next to the baselines, and
