@@ -724,6 +724,45 @@ func TestMemoryStoreBoundsRepeatedTexts(t *testing.T) {
 	assert.Equal(t, maxBytes, s.Bytes())
 }
 
+// elsewhereScorer says it scores in another process, as a plugin client does.
+type elsewhereScorer struct{ keywordScorer }
+
+func (elsewhereScorer) ScoresElsewhere() bool { return true }
+
+// TestScoresElsewhere: the engine tells a caller whether a request's scorer, named or the
+// source type's default, works in another process, building a family's scorer as Prune
+// would; what it cannot find counts as in-process.
+func TestScoresElsewhere(t *testing.T) {
+	reg := engine.NewRegistry()
+	reg.Register("keyword", keywordScorer{})
+	reg.Register("remote", elsewhereScorer{})
+	reg.RegisterFamily("plug", "scorers in child processes", func(context.Context, string) (engine.Scorer, error) {
+		return elsewhereScorer{}, nil
+	})
+	reg.SetDefault("keyword")
+	reg.SetDefault("remote", engine.SourceLogs)
+	tok, err := tokenizer.Load(tokenizer.CL100K)
+	require.NoError(t, err)
+	eng, err := engine.New(engine.Config{Registry: reg, Store: engine.NewMemoryStore(time.Minute, 1<<20, nil), Tokens: tok})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		scorer string
+		st     engine.SourceType
+		want   bool
+	}{
+		{"keyword", engine.SourceCode, false},
+		{"remote", engine.SourceCode, true},
+		{"", engine.SourceCode, false},
+		{"", engine.SourceLogs, true},
+		{"plug:a", engine.SourceCode, true}, // built on first use
+		{"nope", engine.SourceCode, false},
+	} {
+		got := eng.ScoresElsewhere(ctx, &engine.Request{Scorer: tc.scorer, SourceType: tc.st})
+		assert.Equal(t, tc.want, got, "%q for %s", tc.scorer, tc.st)
+	}
+}
+
 func TestRegistry(t *testing.T) {
 	reg := engine.NewRegistry()
 	reg.Register("keyword", keywordScorer{})

@@ -192,6 +192,23 @@ func (e *Engine) Recover(ctx context.Context, id string, ranges []Range, withLin
 	return Recover(ctx, e.store, id, ranges, withLineNumbers)
 }
 
+// ScoresElsewhere reports whether req's scorer (its own, else its source type's default)
+// scores in another process (Elsewhere). It looks the scorer up as Prune will, building a
+// "family:arg" spec on its first use; one that cannot be found or built counts as
+// in-process, and Prune answers for it.
+func (e *Engine) ScoresElsewhere(ctx context.Context, req *Request) bool {
+	name := req.Scorer
+	if name == "" {
+		name = e.reg.DefaultFor(req.SourceType)
+	}
+	s, err := e.reg.Get(ctx, name)
+	if err != nil {
+		return false
+	}
+	el, ok := s.(Elsewhere)
+	return ok && el.ScoresElsewhere()
+}
+
 // Prune prunes req.Text. It returns an error only for an invalid request (a *FieldError)
 // or an unknown or refused scorer (ErrUnknownScorer, ErrScorerNotAllowed); every runtime
 // failure (oversize, timeout, a scorer that errs, panics or cannot be built, unmet

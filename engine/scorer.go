@@ -64,6 +64,14 @@ type Describer interface {
 	Describe() ScorerInfo
 }
 
+// Elsewhere is an optional Scorer ability: a scorer whose Score waits on another process (a
+// plugin, a model server) says so, so that a caller bounding its CPU-bound prunes can bound
+// these apart. While such a scorer waits, this process's CPUs are free, and a call that hangs
+// until its deadline must not hold a slot that in-process prunes need.
+type Elsewhere interface {
+	ScoresElsewhere() bool
+}
+
 // DefaultThreshold is the keep threshold for scorers that do not describe themselves.
 const DefaultThreshold = 0.5
 

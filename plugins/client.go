@@ -271,6 +271,9 @@ func (c *Client) Ping(ctx context.Context) error {
 	return nil
 }
 
+// ScoresElsewhere is true: a plugin scores in its own process (engine.Elsewhere).
+func (c *Client) ScoresElsewhere() bool { return true }
+
 // Describe returns what the plugin said about itself at its last start; before the first
 // start, only the configured name and the default threshold are known.
 // It never waits for a start in progress.

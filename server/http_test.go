@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/server"
+	"github.com/mcp-pruner/mcp-pruner/tokenizer"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -328,6 +330,64 @@ func TestAdmissionQueue(t *testing.T) {
 	toolPayload(t, decodeRPC(t, <-first), &done)
 	assert.False(t, done.Stats.UsedFallback)
 	assert.Empty(t, env.block.started, "the queued request's scorer was never asked")
+}
+
+// elsewhereScorer is a blockingScorer that says it scores in another process, as a plugin
+// does (engine.Elsewhere).
+type elsewhereScorer struct{ *blockingScorer }
+
+func (elsewhereScorer) ScoresElsewhere() bool { return true }
+
+// TestAdmissionKeepsPluginsApart: a prune whose scorer runs in another process and waits
+// there (a plugin call that hangs until its deadline) does not hold the CPU-bound slot: with
+// one slot, an in-process prune is still answered. The same wait in an in-process scorer
+// does hold it (TestAdmissionQueue), so the separation is what lets the second prune through.
+func TestAdmissionKeepsPluginsApart(t *testing.T) {
+	block := &blockingScorer{started: make(chan struct{}, 1), release: make(chan struct{})}
+	remote := elsewhereScorer{&blockingScorer{started: make(chan struct{}, 1), release: make(chan struct{})}}
+	reg := engine.NewRegistry()
+	reg.Register("keyword", keywordScorer{})
+	reg.Register("block", block)
+	reg.Register("remote", remote)
+	reg.SetDefault("keyword")
+	tok, err := tokenizer.Load(tokenizer.CL100K)
+	require.NoError(t, err)
+	eng, err := engine.New(engine.Config{Registry: reg, Store: engine.NewMemoryStore(time.Minute, 1<<26, nil), Tokens: tok})
+	require.NoError(t, err)
+	env := newEnvEngine(t, eng, func(c *server.Config) { c.MaxConcurrentPrunes = 1 })
+	url := env.http.URL + "/rpc"
+	long := strings.Replace(pruneArgs, `"timeout_ms":1500`, `"timeout_ms":60000`, 1)
+
+	first := make(chan []byte, 1)
+	go func() {
+		_, b, _ := postRaw(url, callBody("1", "prune_text", strings.Replace(long, `{"text"`, `{"scorer":"remote","text"`, 1)))
+		first <- b
+	}()
+	<-remote.started // the plugin call is waiting in its process
+	_, b := post(t, url, callBody("2", "prune_text", strings.Replace(pruneArgs, `"timeout_ms":1500`, `"timeout_ms":10000`, 1)))
+	var local engine.Result
+	toolPayload(t, decodeRPC(t, b), &local)
+	assert.False(t, local.Stats.UsedFallback, "an in-process prune runs while a plugin waits: %v", local.Warnings)
+
+	// Control: the same wait in an in-process scorer holds the slot.
+	second := make(chan []byte, 1)
+	go func() {
+		_, b, _ := postRaw(url, callBody("3", "prune_text", strings.Replace(long, `{"text"`, `{"scorer":"block","text"`, 1)))
+		second <- b
+	}()
+	<-block.started
+	_, b = post(t, url, callBody("4", "prune_text", strings.Replace(pruneArgs, `"timeout_ms":1500`, `"timeout_ms":50`, 1)))
+	var queued engine.Result
+	toolPayload(t, decodeRPC(t, b), &queued)
+	assert.Equal(t, []string{"timeout"}, queued.Warnings, "behind an in-process scorer, the prune waits out its timeout")
+
+	close(remote.release)
+	close(block.release)
+	for _, ch := range []chan []byte{first, second} {
+		var done engine.Result
+		toolPayload(t, decodeRPC(t, <-ch), &done)
+		assert.False(t, done.Stats.UsedFallback)
+	}
 }
 
 // TestWrongMethod: another method on a known path is a 405 that names the right one; an

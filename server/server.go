@@ -84,6 +84,13 @@ func DefaultPruneSlots(procs int) (narrow, wide int) {
 	return max(1, procs-1), max(1, procs)
 }
 
+// ElsewherePruneSlots bounds the prunes running at once whose scorer runs in another process
+// (a plugin, a SWE-Pruner server; engine.Elsewhere), apart from the CPU-bound ones: such a
+// prune mostly waits, so it must not hold one of the few CPU slots, where a plugin call that
+// hangs until its deadline stopped every other prune on 2 cores. This bound still keeps a
+// stuck plugin from gathering requests without limit.
+const ElsewherePruneSlots = 64
+
 // Server serves the tools over every transport.
 type Server struct {
 	tools           *toolset
@@ -175,6 +182,7 @@ func New(cfg Config) (*Server, error) {
 	admit := newAdmission(narrow, wide)
 	admit.log = cfg.Logger
 	s.tools = newToolset(cfg.Engine, cfg.Version, cfg.Now, cfg.Logger, admit)
+	s.tools.elsewhere = newAdmission(ElsewherePruneSlots, ElsewherePruneSlots)
 	s.mcpHTTP = s.newMCPServer("mcp")
 	s.sessions = newSessionCap(s.mcpHTTP, cfg.MaxSessions, cfg.Logger)
 	return s, nil

@@ -85,7 +85,7 @@ func (s *Server) servePrune(w http.ResponseWriter, r *http.Request) {
 		st = engine.SourceType(req.SourceType)
 	}
 	ctx := r.Context()
-	res, err := s.tools.admit.prune(ctx, s.tools.eng, &engine.Request{
+	res, err := s.tools.admitted(ctx, &engine.Request{
 		Text: *req.Code, GoalHint: req.Query, SourceType: st, Options: SWEOptions(),
 		Scorer: req.Scorer, Path: req.Path, Language: req.Language, Threshold: req.Threshold,
 	})

@@ -88,7 +88,8 @@ type toolset struct {
 	byName  map[string]*tool // every callable name, aliases included
 
 	pruneS, recoverS, healthS *Schema
-	admit                     *admission
+	admit                     *admission // prunes scored in this process
+	elsewhere                 *admission // prunes scored in another process; nil: admit
 }
 
 func newToolset(eng *engine.Engine, version string, now func() time.Time, log *slog.Logger, admit *admission) *toolset {
@@ -284,7 +285,7 @@ func (t *toolset) prune(ctx context.Context, raw []byte) (any, *callLog, error) 
 			Path: a.Path, Language: a.Language, Scorer: a.Scorer, Threshold: a.Threshold, TokenBudget: a.TokenBudget,
 		}
 	}
-	res, err := t.admit.prune(ctx, t.eng, req)
+	res, err := t.admitted(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -382,4 +383,14 @@ func encodeJSONTo(b *bytes.Buffer, v any) (json.RawMessage, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes()[start:], "\n"), nil
+}
+
+// admitted runs req once its bound admits it: the CPU-bound one, or for a scorer that runs in
+// another process (engine.Elsewhere) the separate one (ElsewherePruneSlots), so that waiting
+// on a plugin never keeps the in-process scorers waiting.
+func (t *toolset) admitted(ctx context.Context, req *engine.Request) (*engine.Result, error) {
+	if t.elsewhere != nil && t.eng.ScoresElsewhere(ctx, req) {
+		return t.elsewhere.prune(ctx, t.eng, req)
+	}
+	return t.admit.prune(ctx, t.eng, req)
 }

@@ -77,6 +77,9 @@ func New(cfg Config) (*Scorer, error) {
 	return &Scorer{endpoint: u.String(), threshold: th, client: c}, nil
 }
 
+// ScoresElsewhere is true: the model server does the work (engine.Elsewhere).
+func (s *Scorer) ScoresElsewhere() bool { return true }
+
 // Describe reports the threshold the server prunes at.
 func (s *Scorer) Describe() engine.ScorerInfo {
 	return engine.ScorerInfo{Name: "swepruner", Description: "SWE-Pruner model server at " + s.endpoint, Where: "in-process", Threshold: s.threshold}
