@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/plugins"
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx"
 )
 
 // pluginFamily is the scorer family prefix of out-of-process scorers: "plugin:NAME" for an
@@ -120,6 +121,7 @@ func registerPlugins(reg *engine.Registry, c *engineConfig) error {
 				}
 				return plugins.New(ctx, plugins.Config{
 					Name: arg, Command: bin.path, Args: []string{"plugin", "serve", name}, SHA256: bin.sha256, Logs: os.Stderr,
+					Env: c.childEnv(),
 				})
 			}
 			e, ok := entries[arg]
@@ -207,6 +209,20 @@ Examples:
 		fs.Usage()
 		return usagef("want 'serve NAME' or 'checksum FILE'")
 	}
+}
+
+// childEnv passes the settings a built-in scorer reads to the child process that serves it
+// (pruner plugin serve reads only the environment): --onnxruntime-lib and --onnx-threads given
+// as flags would otherwise not reach plugin:builtin/onnx:DIR, whose every call then failed.
+func (c *engineConfig) childEnv() []string {
+	var env []string
+	if c.onnxLib != "" {
+		env = append(env, onnx.LibraryEnv+"="+c.onnxLib)
+	}
+	if c.onnxThreads > 0 {
+		env = append(env, fmt.Sprintf("%s=%d", onnxThreadsEnv, c.onnxThreads))
+	}
+	return env
 }
 
 // servePlugin serves one scorer of this binary's registry until the host closes it.

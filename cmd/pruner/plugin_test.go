@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/plugins"
+	"github.com/mcp-pruner/mcp-pruner/scorers/onnx"
 	"github.com/mcp-pruner/mcp-pruner/scorers/scorertest"
 )
 
@@ -78,6 +79,38 @@ func TestBuiltinsInProcessAndAsPlugins(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestBuiltinChildGetsTheEngineFlags: plugin:builtin/onnx:DIR runs 'pruner plugin serve' in a
+// child that reads only its environment, so the parent's --onnxruntime-lib reaches it there
+// (childEnv). The child runs where it cannot find the library by itself.
+func TestBuiltinChildGetsTheEngineFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the binary and starts plugin processes")
+	}
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	lib := onnx.FindLibrary(wd)
+	if lib == "" {
+		t.Skip("onnxruntime library absent: run scripts/install-onnxruntime.sh")
+	}
+	model, err := filepath.Abs("../../models/linerank")
+	require.NoError(t, err)
+	bin, sum := builtBinary(t)
+	t.Chdir(t.TempDir())
+	t.Setenv(onnx.LibraryEnv, "")
+	start := func(env []string) error {
+		c, err := plugins.New(t.Context(), plugins.Config{Name: "builtin/onnx", Command: bin,
+			Args: []string{"plugin", "serve", "onnx:" + model}, SHA256: sum, Env: env})
+		require.NoError(t, err)
+		defer c.Close()
+		_, err = c.Score(t.Context(), &engine.ScoreRequest{Lines: []string{"a", "b"}, Goal: "a", SourceType: engine.SourceCode})
+		return err
+	}
+	require.Error(t, start(nil), "without the flag's value the child finds no library")
+	cfg := &engineConfig{onnxLib: lib, onnxThreads: 1}
+	assert.Equal(t, []string{onnx.LibraryEnv + "=" + lib, onnxThreadsEnv + "=1"}, cfg.childEnv())
+	assert.NoError(t, start(cfg.childEnv()))
 }
 
 func TestPluginsFile(t *testing.T) {
