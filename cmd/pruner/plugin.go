@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -108,6 +109,13 @@ func registerPlugins(reg *engine.Registry, c *engineConfig) error {
 	if err != nil {
 		return err
 	}
+	c.eager = nil
+	for name, e := range entries {
+		if plugins.StartMode(e.Start) == plugins.StartEager {
+			c.eager = append(c.eager, name)
+		}
+	}
+	slices.Sort(c.eager)
 	self := sync.OnceValues(selfBinary)
 	reg.RegisterFamily(pluginFamily, "out-of-process scorer: NAME from the plugins file, or builtin/<scorer> served by this binary",
 		func(ctx context.Context, arg string) (engine.Scorer, error) {

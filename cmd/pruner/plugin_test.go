@@ -148,6 +148,27 @@ func TestPluginsFile(t *testing.T) {
 	assert.ErrorAs(t, runScorers(context.Background(), []string{"--plugins", file, "stray"}, nil, &out, &out), &usage, "a positional argument is refused")
 }
 
+// TestEagerPluginsStartWithTheServer: a plugin the file starts eagerly is started when a
+// server starts, named or not by --scorer, so one that cannot start stops start-up; the
+// same entry started lazily lets the server start and fails open at its first request.
+func TestEagerPluginsStartWithTheServer(t *testing.T) {
+	sum, err := plugins.FileSHA256("/bin/true") // runs, but is no plugin
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "plugins.json")
+	for _, start := range []string{"eager", "lazy"} {
+		writeJSON(t, file, map[string]any{"plugins": map[string]any{
+			"broken": map[string]any{"command": "/bin/true", "sha256": sum, "start": start},
+		}})
+		code, _, stderr := runCLI(t, "", "stdio", "--plugins", file)
+		if start == "eager" {
+			assert.Equal(t, 2, code)
+			assert.Contains(t, stderr, `plugin "broken" starts eagerly and did not start`)
+		} else {
+			assert.Equal(t, 0, code, stderr)
+		}
+	}
+}
+
 func TestPluginsFileErrors(t *testing.T) {
 	good := map[string]any{"command": "/bin/true", "sha256": strings.Repeat("a", 64)}
 	with := func(k string, v any) map[string]any {

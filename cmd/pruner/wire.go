@@ -33,6 +33,8 @@ type engineConfig struct {
 	// defaultScorer: the command offers --scorer (and reads MCP_PRUNER_SCORER); a benchmark
 	// names every scorer it runs, so there the flag would do nothing.
 	defaultScorer bool
+	// eager lists the plugins file's entries with "start": "eager", sorted (registerPlugins).
+	eager []string
 }
 
 // engineFlags says which engine flags a command offers. The scorer registry's flags (--plugins,
@@ -172,6 +174,14 @@ func buildEngine(ctx context.Context, c *engineConfig) (*built, error) {
 		}
 	}
 	if c.serving {
+		// An eager plugin starts with the server, so a broken one fails start-up loudly
+		// rather than at its first request.
+		for _, name := range c.eager {
+			if _, err := reg.Get(ctx, pluginFamily+":"+name); err != nil {
+				reg.Close()
+				return nil, usagef("--plugins (MCP_PRUNER_PLUGINS): plugin %q starts eagerly and did not start: %v", name, err)
+			}
+		}
 		if err := reg.Allow(allowedSpecs(c)...); err != nil {
 			return nil, usagef("--allow-scorers (MCP_PRUNER_ALLOW_SCORERS): %v", err)
 		}
