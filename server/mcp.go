@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,8 +12,8 @@ import (
 
 // newMCPServer builds the go-sdk server that /mcp and stdio share. Tools are added with raw
 // schemas and handlers so the definitions, validation and error codes are exactly those of
-// /rpc.
-func (s *Server) newMCPServer(transport string) *mcp.Server {
+// /rpc. When stop is done, every tool call in flight is cancelled (nil: never).
+func (s *Server) newMCPServer(transport string, stop context.Context) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: s.version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       s.log.With("component", "mcp-sdk", "transport", transport),
@@ -25,6 +26,12 @@ func (s *Server) newMCPServer(transport string) *mcp.Server {
 				// The SDK's ctx outlives one HTTP request (it may carry the session's first
 				// id), so every call gets its own.
 				ctx = withRequestID(ctx, s.ids.next())
+				if stop != nil {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithCancel(ctx)
+					defer cancel()
+					defer context.AfterFunc(stop, cancel)()
+				}
 				payload, err := s.tools.call(ctx, transport, name, req.Params.Arguments)
 				if err != nil {
 					return nil, toWireError(err)
@@ -76,7 +83,13 @@ func toWireError(err error) error {
 // or ctx is cancelled. Nothing but protocol messages is written to w. A line that is not a
 // JSON-RPC message is answered with a JSON-RPC error and the session goes on (screenStdio).
 func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.Writer) error {
-	srv := s.newMCPServer("stdio")
+	// Once ctx ends (SIGINT, SIGTERM), the SDK waits for the calls in flight before it
+	// returns; they get the shutdown timeout to answer, then are cancelled and fail open, so
+	// a scorer that waits (a plugin call with a long timeout_ms) cannot keep the process up.
+	calls, stopCalls := context.WithCancel(context.Background())
+	defer stopCalls()
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(s.shutdownTimeout, stopCalls) })()
+	srv := s.newMCPServer("stdio", calls)
 	out := &lockedWriter{w: w}
 	// The screen may still be blocked reading r when the session ends (ctx cancelled): a line
 	// it reads later must not be answered on w, which is no longer ours.

@@ -183,7 +183,7 @@ func New(cfg Config) (*Server, error) {
 	admit.log = cfg.Logger
 	s.tools = newToolset(cfg.Engine, cfg.Version, cfg.Now, cfg.Logger, admit)
 	s.tools.elsewhere = newAdmission(ElsewherePruneSlots, ElsewherePruneSlots)
-	s.mcpHTTP = s.newMCPServer("mcp")
+	s.mcpHTTP = s.newMCPServer("mcp", nil)
 	s.sessions = newSessionCap(s.mcpHTTP, cfg.MaxSessions, cfg.Logger)
 	return s, nil
 }

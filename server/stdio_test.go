@@ -190,6 +190,36 @@ func TestStdioAnswersCallsInFlightAtEOF(t *testing.T) {
 	}
 }
 
+// TestStdioStopsWithCallsInFlight: a session ended by its context (SIGINT, SIGTERM) gives the
+// calls in flight ShutdownTimeout to answer, then cancels them: a scorer waiting out a long
+// timeout_ms (a plugin) used to keep the process up until it returned.
+func TestStdioStopsWithCallsInFlight(t *testing.T) {
+	eng, block := newEngine(t, 10_000)
+	defer close(block.release)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c2s, s2c, done := startStdio(ctx, t, server.Config{Engine: eng, ShutdownTimeout: 50 * time.Millisecond})
+	go func() { _, _ = io.Copy(io.Discard, s2c.r) }()
+	defer s2c.w.Close()
+	defer c2s.w.Close()
+	blockArgs := strings.Replace(pruneArgs, `{"text"`, `{"scorer":"block","text"`, 1)
+	blockArgs = strings.Replace(blockArgs, `"timeout_ms":1500`, `"timeout_ms":600000`, 1)
+	_, err := c2s.w.Write([]byte(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		callBody("2", "prune_text", blockArgs),
+	}, "\n") + "\n"))
+	require.NoError(t, err)
+	<-block.started
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a call waiting in its scorer holds the stopped session open")
+	}
+}
+
 // FuzzStdioSession plays a session that ends with the client's input: a script of lines
 // drawn from calls, notifications, batches, answers to the server and bad lines, in any order,
 // with ids reused and either protocol (with and without batches), written to RunStdio all at
