@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -451,7 +450,7 @@ func (c *Client) start(ctx context.Context) (*process, engine.ScorerInfo, error)
 	// The process has been started (or has failed to) when start returns: exec no longer
 	// needs the descriptor.
 	defer bin.Close()
-	cmd := exec.Command(execPath(bin), c.cfg.Args...)
+	cmd := pinnedCommand(bin, c.cfg.Args...)
 	cmd.Args[0] = c.cfg.Command // what the plugin sees as its name
 	// Configured values come after the host's so that exec, which keeps the last value of a
 	// duplicated key, lets them override it. go-plugin would append os.Environ() after

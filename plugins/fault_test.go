@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -139,6 +141,27 @@ func TestRefusesBadBinaries(t *testing.T) {
 			assert.Zero(t, bad.Starts())
 		})
 	}
+}
+
+// TestScriptPlugins: a plugin may be a script ("#!"), pinned by the script's checksum; the
+// host starts what it checked from an open descriptor, which the script's interpreter must
+// be able to read too. A file that is not executable is refused under its own name.
+func TestScriptPlugins(t *testing.T) {
+	bin, _ := buildPlugin(t, "./plugins/testdata/faulty")
+	dir := t.TempDir()
+	script := filepath.Join(dir, "wrap.sh")
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\nexec "+bin+" \"$@\"\n"), 0o755))
+	sum, err := FileSHA256(script)
+	require.NoError(t, err)
+	c := newClient(t, Config{Name: "script", Command: script, SHA256: sum, Start: StartEager})
+	resp, err := c.Score(context.Background(), &engine.ScoreRequest{Lines: []string{"a needle", "b"}, Goal: "needle"})
+	require.NoError(t, err)
+	assert.Len(t, resp.Scores, 2)
+
+	require.NoError(t, os.Chmod(script, 0o644))
+	_, err = New(context.Background(), Config{Name: "script", Command: script, SHA256: sum, Start: StartEager})
+	require.ErrorIs(t, err, ErrStart)
+	assert.Contains(t, err.Error(), script+" is not an executable file")
 }
 
 func TestConfigValidation(t *testing.T) {

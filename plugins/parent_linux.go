@@ -1,8 +1,8 @@
 package plugins
 
 import (
-	"fmt"
 	"os"
+	"os/exec"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -28,6 +28,13 @@ func hostProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
 
-// execPath is the path that starts the program f holds open: /proc/self/fd/N, which the
-// child resolves in its own copy of the descriptor table before exec closes it (fexecve).
-func execPath(f *os.File) string { return fmt.Sprintf("/proc/self/fd/%d", f.Fd()) }
+// pinnedCommand starts the program f holds open, as the child's descriptor 3 (ExtraFiles),
+// through /proc/self/fd/3, which the child resolves in its own descriptor table (fexecve).
+// Descriptor 3 stays open across exec, so a script works too: the kernel hands its
+// interpreter that path to read, and the host's own descriptor, which closes on exec, made
+// every "#!" plugin fail to start.
+func pinnedCommand(f *os.File, args ...string) *exec.Cmd {
+	cmd := exec.Command("/proc/self/fd/3", args...)
+	cmd.ExtraFiles = []*os.File{f}
+	return cmd
+}

@@ -4,6 +4,7 @@ package plugins
 
 import (
 	"os"
+	"os/exec"
 	"syscall"
 )
 
@@ -12,6 +13,6 @@ func dieWithParent() { watchParent(os.Getppid()) }
 
 func hostProcAttr() *syscall.SysProcAttr { return nil }
 
-// execPath is f's path: without /proc, the program is started by name again, and a file
-// swapped on disk between the check and the start is not caught.
-func execPath(f *os.File) string { return f.Name() }
+// pinnedCommand starts f's path: without /proc, the program is started by name again, and a
+// file swapped on disk between the check and the start is not caught.
+func pinnedCommand(f *os.File, args ...string) *exec.Cmd { return exec.Command(f.Name(), args...) }
