@@ -15,7 +15,7 @@ import (
 // are optional extensions; always_keep_first_frags and chunk_overlap_tokens are accepted for
 // compatibility and have no effect (the engine scores whole lines, not token chunks).
 type SWEPruneRequest struct {
-	Query                string   `json:"query"`
+	Query                *string  `json:"query"`
 	Code                 *string  `json:"code"`
 	Threshold            *float64 `json:"threshold,omitempty"`
 	AlwaysKeepFirstFrags bool     `json:"always_keep_first_frags,omitempty"`
@@ -76,6 +76,15 @@ func (s *Server) servePrune(w http.ResponseWriter, r *http.Request) {
 		sweError(w, http.StatusUnprocessableEntity, msg)
 		return
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		sweError(w, http.StatusUnprocessableEntity, "invalid JSON body: more after the request object")
+		return
+	}
+	if req.Query == nil {
+		// SWE-Pruner's request model has no default for query: FastAPI answers 422.
+		sweError(w, http.StatusUnprocessableEntity, "field query is required")
+		return
+	}
 	if req.Code == nil {
 		sweError(w, http.StatusUnprocessableEntity, "field code is required")
 		return
@@ -86,7 +95,7 @@ func (s *Server) servePrune(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	res, err := s.tools.admitted(ctx, &engine.Request{
-		Text: *req.Code, GoalHint: req.Query, SourceType: st, Options: SWEOptions(),
+		Text: *req.Code, GoalHint: *req.Query, SourceType: st, Options: SWEOptions(),
 		Scorer: req.Scorer, Path: req.Path, Language: req.Language, Threshold: req.Threshold,
 	})
 	if err != nil {
