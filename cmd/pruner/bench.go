@@ -91,7 +91,7 @@ Flags:
 	if err := cfg.applyEnv(explicitFlags(fs)); err != nil {
 		return err
 	}
-	if v, ok := os.LookupEnv("MCP_PRUNER_BENCH_DATA"); ok && *dataDir == "" {
+	if v, ok := lookupEnv("MCP_PRUNER_BENCH_DATA"); ok && *dataDir == "" {
 		*dataDir = v
 	}
 	if len(pos) > 0 {

@@ -33,6 +33,23 @@ func TestFlagErrorsAreUsageErrorsSaidOnce(t *testing.T) {
 	}
 }
 
+// TestEmptyVariablesAreUnset: a variable set to nothing ("VAR=" in a Compose or .env file)
+// leaves its setting at the default, for numbers as for strings; a value that is there but
+// wrong still stops the command.
+func TestEmptyVariablesAreUnset(t *testing.T) {
+	for _, name := range []string{"MCP_PRUNER_PRUNE_ID_TTL_S", "MCP_PRUNER_MAX_INPUT_CHARS", "MCP_PRUNER_STORE_BYTES",
+		"MCP_PRUNER_ENCODING", "MCP_PRUNER_SCORER", "MCP_PRUNER_LOG_LEVEL", "MCP_PRUNER_LOG_FORMAT", "MCP_PRUNER_PLUGINS",
+		"MCP_PRUNER_ONNX_THREADS", "MCP_PRUNER_SWEPRUNER_URL"} {
+		t.Setenv(name, "")
+	}
+	code, _, stderr := runCLI(t, "", "stdio")
+	assert.Equal(t, 0, code, stderr)
+	t.Setenv("MCP_PRUNER_PRUNE_ID_TTL_S", "soon")
+	code, _, stderr = runCLI(t, "", "stdio")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `MCP_PRUNER_PRUNE_ID_TTL_S="soon"`)
+}
+
 // TestFlagsWinOverTheEnvironment: a flag given on the command line is used even when its
 // variable holds something malformed, and --help works whatever the environment holds; a
 // malformed variable whose flag is not given still stops the command, naming the variable.

@@ -199,23 +199,33 @@ func explicitFlags(fs *flag.FlagSet) env {
 	return e
 }
 
-// str sets *dst to variable name when it is set (even to "") and flag was not given.
+// lookupEnv is os.LookupEnv with a variable set to nothing (or only spaces) taken as unset:
+// Compose files and .env files write "VAR=" for a setting left at its default.
+func lookupEnv(name string) (string, bool) {
+	v, ok := os.LookupEnv(name)
+	if !ok || strings.TrimSpace(v) == "" {
+		return "", false
+	}
+	return v, true
+}
+
+// str sets *dst to variable name when it is set (lookupEnv) and flag was not given.
 func (e env) str(name, flag string, dst *string) {
 	if e.explicit[flag] {
 		return
 	}
-	if v, ok := os.LookupEnv(name); ok {
+	if v, ok := lookupEnv(name); ok {
 		*dst = v
 	}
 }
 
-// int64 reads the integer variable name, if set and flag was not given, into set; a value
+// int64 reads the integer variable name, if set (lookupEnv) and flag was not given, into set; a value
 // that is not an integer in [lo, hi] is a usage error "NAME="value": want".
 func (e env) int64(name, flag string, lo, hi int64, want string, set func(int64)) error {
 	if e.explicit[flag] {
 		return nil
 	}
-	v, ok := os.LookupEnv(name)
+	v, ok := lookupEnv(name)
 	if !ok {
 		return nil
 	}

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -166,7 +165,7 @@ func registerSWEPruner(reg *engine.Registry) error {
 		func(_ context.Context, url string) (engine.Scorer, error) {
 			return swepruner.New(swepruner.Config{URL: url})
 		})
-	url, ok := os.LookupEnv("MCP_PRUNER_SWEPRUNER_URL")
+	url, ok := lookupEnv("MCP_PRUNER_SWEPRUNER_URL")
 	if !ok || url == "" {
 		return nil
 	}

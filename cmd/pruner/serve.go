@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -54,10 +53,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 }
 
 func (c *serveConfig) applyEnv(e env) error {
-	if v, ok := os.LookupEnv("MCP_PRUNER_HOST"); ok && !e.explicit["host"] && !e.explicit["addr"] {
-		if strings.TrimSpace(v) == "" {
-			return usagef("MCP_PRUNER_HOST is set but empty")
-		}
+	if v, ok := lookupEnv("MCP_PRUNER_HOST"); ok && !e.explicit["host"] && !e.explicit["addr"] {
 		c.host = v
 	}
 	portFlag := "port"

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -75,7 +74,7 @@ Flags:
 	}
 	if len(data) == 0 {
 		dir := *dataDir
-		if v, ok := os.LookupEnv("MCP_PRUNER_BENCH_DATA"); ok && dir == "" {
+		if v, ok := lookupEnv("MCP_PRUNER_BENCH_DATA"); ok && dir == "" {
 			dir = v
 		}
 		if dir == "" {
