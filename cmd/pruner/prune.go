@@ -9,9 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/scorers/structural"
 )
 
 func runPrune(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -27,11 +30,12 @@ func runPrune(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		timeoutMS  = fs.Int("timeout-ms", def.TimeoutMS, "deadline; past it the text comes back unchanged with warning timeout")
 		annotate   = fs.Bool("annotate-lines", false, "prefix kept lines with their original number, \"N│ \"")
 		markers    = fs.Bool("markers", def.IncludeMarkers, "insert a ⟦PRUNÉ …⟧ marker line for each cut run")
-		threshold  = fs.Float64("threshold", -1, "keep lines scored at or above this (0..1; default: the scorer's own)")
-		budget     = fs.Int("token-budget", 0, "cap the output at this many tokens (⟦NO_PRUNE⟧ regions are kept even past it; other protected lines compete on score, and protected_lines_cut says when one is cut); with a budget, --max-prune-ratio and --min-keep-lines default to 1 and 0 so the budget decides")
+		threshold  optionalFloat
+		budget     = fs.Int("token-budget", 0, "cap the output at this many tokens (⟦NO_PRUNE⟧ regions are kept even past it; other protected lines compete on score, and protected_lines_cut says when one is cut); with a budget, --max-prune-ratio and --min-keep-lines default to 1 and 0 so the budget decides; 0: no budget")
 		language   = fs.String("language", "", "language hint for code (e.g. go, python); default from the file name")
 		asJSON     = fs.Bool("json", false, "print the prune_text JSON payload (prune_id, pruned_text, annotations, stats, warnings)")
 	)
+	fs.Var(&threshold, "threshold", "keep lines scored at or above this `number` (0..1; default: the scorer's own)")
 	cfg.register(fs, pruneFlags)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: pruner prune [FILE|-] --goal "..." [flags]
@@ -73,7 +77,7 @@ Flags:
 		}
 	}
 	if len(pos) > 1 {
-		return usagef("at most one FILE, got %d", len(pos))
+		return usagef("at most one FILE, got %d%s", len(pos), boolHint(pos))
 	}
 	path := ""
 	if len(pos) == 1 {
@@ -81,6 +85,9 @@ Flags:
 	}
 	text, err := readInput(path, stdin)
 	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && boolHint(pos) != "" {
+			return usagef("%v%s", err, boolHint(pos))
+		}
 		return err
 	}
 	st := engine.SourceType(*sourceType)
@@ -89,6 +96,12 @@ Flags:
 	}
 	if !st.Valid() {
 		return usagef("--source-type must be code, logs or docs, got %q", *sourceType)
+	}
+	if *language != "" {
+		if names, ok := structural.Languages(*language); !ok {
+			return usagef("--language %q is not a language the structural scorer knows (%s, or a common alias such as py, js, ts); leave it out to go by the file name and the content",
+				*language, strings.Join(names, ", "))
+		}
 	}
 	b, err := buildEngine(ctx, &cfg)
 	if err != nil {
@@ -103,9 +116,7 @@ Flags:
 		},
 		TokenBudget: *budget,
 	}
-	if *threshold >= 0 {
-		req.Threshold = threshold
-	}
+	req.Threshold = threshold.v // the engine checks it is in [0, 1]
 	res, err := b.engine.Prune(ctx, req)
 	if err != nil {
 		return usagef("%v", inFlagTerms(fs, err))
@@ -114,7 +125,13 @@ Flags:
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+		if why := fallbackCause(res, cfg.maxInputChars); why != "" {
+			fmt.Fprintf(stderr, "pruner: returned unchanged: %s\n", why)
+		}
+		return nil
 	}
 	if _, err := io.WriteString(stdout, res.PrunedText); err != nil {
 		return err
@@ -129,7 +146,54 @@ Flags:
 	if len(res.Warnings) > 0 {
 		fmt.Fprintf(stderr, ", warnings: %s", strings.Join(res.Warnings, ", "))
 	}
+	if why := fallbackCause(res, cfg.maxInputChars); why != "" {
+		fmt.Fprintf(stderr, " (%s)", why)
+	}
 	fmt.Fprintln(stderr)
+	return nil
+}
+
+// fallbackCause says why a result came back unchanged, for the person at the command line:
+// the engine's reason (which the wire's payload does not carry), or for an oversized text
+// the limit and the flag that raises it. "" when it was pruned.
+func fallbackCause(res *engine.Result, maxInputChars int) string {
+	switch {
+	case slices.Contains(res.Warnings, engine.WarnInputTooLarge):
+		return fmt.Sprintf("the text is over %d characters; --max-input-chars raises the limit", maxInputChars)
+	case res.FallbackError != "":
+		return res.FallbackError
+	}
+	return ""
+}
+
+// boolHint explains a true or false among the positional arguments: a switch takes its
+// value after "=" only, so "--markers false" leaves "false" as a FILE.
+func boolHint(pos []string) string {
+	for _, p := range pos {
+		if p == "true" || p == "false" {
+			return fmt.Sprintf(" (a true/false flag takes its value after '=', as in --markers=%s; %q was read as a FILE)", p, p)
+		}
+	}
+	return ""
+}
+
+// optionalFloat is a number flag without a default: unset, it leaves the choice to someone
+// else (the scorer's threshold), and its help shows no default.
+type optionalFloat struct{ v *float64 }
+
+func (o *optionalFloat) String() string {
+	if o == nil || o.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*o.v, 'g', -1, 64)
+}
+
+func (o *optionalFloat) Set(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return errors.New("want a number")
+	}
+	o.v = &f
 	return nil
 }
 

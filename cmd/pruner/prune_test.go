@@ -99,6 +99,12 @@ func TestPruneCommandErrors(t *testing.T) {
 		{"missing file", []string{"prune", filepath.Join(t.TempDir(), "nope.go"), "--goal", "x"}, 1, "no such file"},
 		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
 		{"bad encoding", []string{"prune", path, "--goal", "x", "--encoding", "p50k"}, 2, "unknown encoding"},
+		// -1 was the flag's "unset": negative thresholds and NaN ran with the scorer's own.
+		{"negative threshold", []string{"prune", path, "--goal", "x", "--threshold", "-0.5"}, 2, "pruner prune: --threshold must be a number between 0 and 1, got -0.5\n"},
+		{"NaN threshold", []string{"prune", path, "--goal", "x", "--threshold", "nan"}, 2, "pruner prune: --threshold must be a number between 0 and 1, got NaN\n"},
+		{"unknown language", []string{"prune", path, "--goal", "x", "--language", "cobol"}, 2, `--language "cobol" is not a language the structural scorer knows (bash, c, cpp`},
+		{"a switch's value after a space", []string{"prune", path, "--goal", "x", "--markers", "false"}, 2, `as in --markers=false; "false" was read as a FILE`},
+		{"a switch's value after a space, from stdin", []string{"prune", "--markers", "false", "--goal", "x"}, 2, `open false: no such file or directory (a true/false flag`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -106,6 +112,22 @@ func TestPruneCommandErrors(t *testing.T) {
 			assert.Equal(t, tc.code, code)
 			assert.Contains(t, stderr, tc.msg)
 		})
+	}
+}
+
+// TestPruneCommandSaysWhyUnchanged: a text returned unchanged says why on stderr, in text
+// mode and with --json (whose payload is the wire's and has no room for it), and an
+// oversized one names the flag that raises the limit.
+func TestPruneCommandSaysWhyUnchanged(t *testing.T) {
+	path := sampleSource(t)
+	for _, args := range [][]string{{}, {"--json"}} {
+		code, out, stderr := runCLI(t, "", append([]string{"prune", path, "--goal", "x", "--max-input-chars", "10"}, args...)...)
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, out, "parse")
+		assert.Contains(t, stderr, "the text is over 10 characters; --max-input-chars raises the limit")
+		code, _, stderr = runCLI(t, "", append([]string{"prune", path, "--goal", "x", "--scorer", "swepruner:http://127.0.0.1:1"}, args...)...)
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, stderr, "connection refused")
 	}
 }
 

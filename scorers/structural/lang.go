@@ -2,6 +2,7 @@ package structural
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -284,6 +285,24 @@ func (ls *languages) header(lines []string) string {
 // Names of the structure-only languages handled without a grammar.
 const langRST = "rst"
 
+// rstNames are the hints that name reStructuredText.
+var rstNames = []string{langRST, "restructuredtext", "rest"}
+
+// Languages returns the languages a request's language hint can name, sorted, and whether
+// hint (in any case, trimmed) is one of them or an alias of one. A hint it does not know is
+// not an error to the scorer, which then goes by the path and the content.
+func Languages(hint string) (names []string, known bool) {
+	h := strings.ToLower(strings.TrimSpace(hint))
+	known = slices.Contains(rstNames, h)
+	for _, sp := range specs() {
+		names = append(names, sp.name)
+		known = known || h == sp.name || slices.Contains(sp.alias, h)
+	}
+	names = append(names, langRST)
+	slices.Sort(names)
+	return names, known
+}
+
 // detect returns the language of a request: the language hint, then the path's extension
 // or file name, then the content. "" means unknown.
 func (ls *languages) detect(hint, path string, lines []string) string {
@@ -291,7 +310,7 @@ func (ls *languages) detect(hint, path string, lines []string) string {
 		if l, ok := ls.byName[h]; ok {
 			return l.name
 		}
-		if h == langRST || h == "restructuredtext" || h == "rest" {
+		if slices.Contains(rstNames, h) {
 			return langRST
 		}
 	}

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-pruner/mcp-pruner/scorers/scorertest"
@@ -119,4 +121,29 @@ func handlerLines(n int) []string {
 		}
 	}
 	return out[:n]
+}
+
+// TestLanguagesAgreesWithDetect: every name Languages lists, and every alias it accepts, is
+// what detect takes from a language hint; an unknown hint is not accepted.
+func TestLanguagesAgreesWithDetect(t *testing.T) {
+	ls := loadLanguages()
+	defer ls.close()
+	names, _ := Languages("")
+	assert.True(t, slices.IsSorted(names))
+	for _, n := range names {
+		_, ok := Languages(strings.ToUpper(n) + " ")
+		assert.True(t, ok, n)
+		assert.Equal(t, n, ls.detect(n, "", nil), "hint %q", n)
+	}
+	for _, sp := range specs() {
+		for _, a := range sp.alias {
+			_, ok := Languages(a)
+			assert.True(t, ok, a)
+			assert.Equal(t, sp.name, ls.detect(a, "", nil), "alias %q", a)
+		}
+	}
+	for _, h := range []string{"cobol", "restructured", "pyth"} {
+		_, ok := Languages(h)
+		assert.False(t, ok, h)
+	}
 }
