@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/scorers/structural"
@@ -127,6 +128,9 @@ Flags:
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
 			return err
+		}
+		if !utf8.ValidString(text) {
+			fmt.Fprintln(stderr, "pruner: the input is not valid UTF-8: JSON strings show U+FFFD for its invalid bytes; without --json the output keeps every byte")
 		}
 		if why := fallbackCause(res, cfg.maxInputChars); why != "" {
 			fmt.Fprintf(stderr, "pruner: returned unchanged: %s\n", why)

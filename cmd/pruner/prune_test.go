@@ -131,6 +131,20 @@ func TestPruneCommandSaysWhyUnchanged(t *testing.T) {
 	}
 }
 
+// TestPruneCommandInvalidUTF8: plain output keeps a file's invalid bytes; --json cannot (its
+// strings are Unicode) and says so on stderr.
+func TestPruneCommandInvalidUTF8(t *testing.T) {
+	text := strings.Repeat("ok line about parsing\nbad \xff\xfe bytes \xc3 here\n", 30)
+	code, out, stderr := runCLI(t, text, "prune", "-", "--goal", "parsing", "--source-type", "docs")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "bad \xff\xfe bytes \xc3 here\n", "the bytes come back as they were")
+	assert.NotContains(t, stderr, "not valid UTF-8")
+	code, out, stderr = runCLI(t, text, "prune", "-", "--goal", "parsing", "--source-type", "docs", "--json")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, `bad \ufffd\ufffd bytes \ufffd here`, "encoding/json writes U+FFFD escaped")
+	assert.Contains(t, stderr, "the input is not valid UTF-8")
+}
+
 func TestHelpAndVersion(t *testing.T) {
 	code, out, _ := runCLI(t, "", "--help")
 	assert.Equal(t, 0, code)
