@@ -70,6 +70,11 @@ func DefaultDataDir(start string) (string, error) {
 
 // DataFiles lists the *.jsonl.gz files of dir, sorted.
 func DataFiles(dir string) ([]string, error) {
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("benchmark data: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("benchmark data %s: not a directory", dir)
+	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl.gz"))
 	if err != nil {
 		return nil, fmt.Errorf("benchmark data %s: %w", dir, err)

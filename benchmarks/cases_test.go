@@ -87,6 +87,10 @@ func TestDefaultDataDir(t *testing.T) {
 
 	_, err = DataFiles(data)
 	assert.ErrorIs(t, err, ErrNoCases)
+	_, err = DataFiles(filepath.Join(root, "nowhere"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "a missing directory is said as such, not as one without cases")
+	_, err = DataFiles(filepath.Join(mod, "go.mod"))
+	assert.ErrorContains(t, err, "not a directory")
 	writeGzip(t, filepath.Join(data, "b.jsonl.gz"), nil)
 	writeGzip(t, filepath.Join(data, "a.jsonl.gz"), nil)
 	files, err := DataFiles(data)

@@ -40,7 +40,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	var (
 		cfg        engineConfig
 		data       []string
-		dataDir    = fs.String("data-dir", "", "directory whose *.jsonl.gz are the default cases (default: ../shared/bench next to the module root) (env MCP_PRUNER_BENCH_DATA)")
+		dataDir    = fs.String("data-dir", "", "directory whose *.jsonl.gz are the default cases (default: shared/bench beside the module root that holds the working directory, or under a directory above it) (env MCP_PRUNER_BENCH_DATA)")
 		scorers    = fs.String("scorers", "", "comma-separated scorer names or specs (plugin:…, onnx:…); default: every registered scorer and the baselines")
 		budgets    = fs.String("budgets", "0.1,0.2,0.3,0.5", "comma-separated token shares for budget mode, each in (0, 1]")
 		modes      = fs.String("modes", "budget,natural", "comma-separated modes: budget (keep the best lines up to each budget) and natural (the scorer's threshold, default options)")
@@ -170,7 +170,7 @@ Flags:
 		dir := *dataDir
 		if dir == "" {
 			if dir, err = benchmarks.DefaultDataDir(""); err != nil {
-				return usagef("no --data and %v; pass --data FILE or --data-dir DIR", err)
+				return usagef("no --data given and no default data (%v); pass --data FILE or --data-dir DIR", err)
 			}
 		}
 		if files, err = benchmarks.DataFiles(dir); err != nil {

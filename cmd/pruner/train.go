@@ -25,7 +25,7 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	var (
 		cfg       = def
 		data      []string
-		dataDir   = fs.String("data-dir", "", "directory whose *.jsonl.gz are the training cases (default: ../shared/bench next to the module root) (env MCP_PRUNER_BENCH_DATA)")
+		dataDir   = fs.String("data-dir", "", "directory whose *.jsonl.gz are the training cases (default: shared/bench beside the module root that holds the working directory, or under a directory above it) (env MCP_PRUNER_BENCH_DATA)")
 		out       = fs.String("out", "models/linerank", "model directory to write")
 		folds     = fs.Int("folds", 5, "cross-validation folds grouped by repository/page (0: no cross-validation)")
 		baselines = fs.String("baselines", "heuristic,structural", "comma-separated scorers compared with the model in cross-validation")
@@ -80,7 +80,7 @@ Flags:
 		if dir == "" {
 			var err error
 			if dir, err = benchmarks.DefaultDataDir(""); err != nil {
-				return err
+				return usagef("no --data given and no default data (%v); pass --data FILE or --data-dir DIR", err)
 			}
 		}
 		files, err := benchmarks.DataFiles(dir)
