@@ -50,6 +50,11 @@ func TestRPCErrors(t *testing.T) {
 		{name: "bad source_type", body: callBody("10", "prune_text", strings.Replace(pruneArgs, `"docs"`, `"prose"`, 1)), code: -32602, id: "10", dataField: "source_type"},
 		{name: "ratio out of range", body: callBody("11", "prune_text", strings.Replace(pruneArgs, `0.75`, `1.5`, 1)), code: -32602, id: "11", dataField: "options.max_prune_ratio", message: "invalid options.max_prune_ratio: must be a number between 0 and 1"},
 		{name: "min_keep_lines not integer", body: callBody("12", "prune_text", strings.Replace(pruneArgs, `"min_keep_lines":1`, `"min_keep_lines":1.5`, 1)), code: -32602, id: "12", dataField: "options.min_keep_lines"},
+		{name: "min_keep_lines with a fraction", body: callBody("12", "prune_text", strings.Replace(pruneArgs, `"min_keep_lines":1`, `"min_keep_lines":1.0`, 1)), code: -32602, id: "12", dataField: "options.min_keep_lines",
+			message: "invalid options.min_keep_lines: must be an integer, written without a fraction or an exponent (120, not 120.0 or 1.2e2)"},
+		{name: "end_line past int64", body: callBody("12", "recover_text", `{"prune_id":"p","ranges":[{"start_line":1,"end_line":99999999999999999999}],"include_line_numbers":true}`), code: -32602, id: "12", dataField: "ranges[0].end_line",
+			message: "invalid ranges[0].end_line: is out of range for an integer"},
+		{name: "start_line far below the minimum", body: callBody("12", "recover_text", `{"prune_id":"p","ranges":[{"start_line":-99999999999999999999,"end_line":1}],"include_line_numbers":true}`), code: -32602, id: "12", dataField: "ranges[0].start_line"},
 		{name: "timeout_ms string", body: callBody("13", "prune_text", strings.Replace(pruneArgs, `1500`, `"1500"`, 1)), code: -32602, id: "13", dataField: "options.timeout_ms"},
 		{name: "unknown top-level field", body: callBody("14", "prune_text", strings.Replace(pruneArgs, `{"text"`, `{"colour":"red","text"`, 1)), code: -32602, id: "14", dataField: "colour"},
 		{name: "field names are case-sensitive", body: callBody("15", "prune_text", strings.Replace(pruneArgs, `"text"`, `"TEXT"`, 1)), code: -32602, id: "15", dataField: "text"},
@@ -61,7 +66,8 @@ func TestRPCErrors(t *testing.T) {
 		{name: "recover ranges wrong type", body: callBody("21", "recover_text", `{"prune_id":"prn_nope","ranges":{"start_line":1},"include_line_numbers":true}`), code: -32602, id: "21", dataField: "ranges"},
 		{name: "recover range item extra field", body: callBody("22", "recover_text", `{"prune_id":"p","ranges":[{"start_line":1,"end_line":2,"step":1}],"include_line_numbers":true}`), code: -32602, id: "22", dataField: "ranges[0].step"},
 		{name: "recover missing include_line_numbers", body: callBody("23", "recover_text", `{"prune_id":"p","ranges":[]}`), code: -32602, id: "23", dataField: "include_line_numbers"},
-		{name: "health with arguments", body: callBody("24", "health", `{"verbose":true}`), code: -32602, id: "24", dataField: "verbose"},
+		{name: "health with arguments", body: callBody("24", "health", `{"verbose":true}`), code: -32602, id: "24", dataField: "verbose",
+			message: "invalid verbose: is not a known field (this takes no fields)"},
 		{name: "string id echoed", body: `{"jsonrpc":"2.0","id":"req-\u00e9","method":"nope"}`, code: -32601, id: `"req-é"`},
 	}
 	for _, tc := range tests {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strconv"
@@ -125,8 +126,19 @@ func (s *Schema) check(path string, raw []byte) error {
 			return fieldErr(path, "must be an integer")
 		}
 		i, err := strconv.ParseInt(string(raw), 10, 64)
-		if err != nil {
-			return fieldErr(path, "must be an integer")
+		switch {
+		case errors.Is(err, strconv.ErrRange):
+			// Past int64: said as the bound it breaks, when the schema has one.
+			inf := math.Inf(1)
+			if raw[0] == '-' {
+				inf = math.Inf(-1)
+			}
+			if err := s.checkBounds(path, inf, "an integer"); err != nil {
+				return err
+			}
+			return fieldErr(path, "is out of range for an integer")
+		case err != nil:
+			return fieldErr(path, "must be an integer, written without a fraction or an exponent (120, not 120.0 or 1.2e2)")
 		}
 		return s.checkBounds(path, float64(i), "an integer")
 	case "number":
@@ -242,6 +254,9 @@ func known(s *Schema) string {
 	names := make([]string, 0, len(s.Properties))
 	for n := range s.Properties {
 		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return "this takes no fields"
 	}
 	sort.Strings(names)
 	return "known: " + strings.Join(names, ", ")
