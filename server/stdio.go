@@ -65,7 +65,10 @@ func screenStdio(ctx context.Context, r io.Reader, sdk *io.PipeWriter, out io.Wr
 		var err error
 		line, tooLong, err = readLine(br, line[:0], max)
 		if tooLong {
-			writeAnswer(out, inputTooLarge(int64(max)))
+			// The client waits for this id's answer: give it, when the head of the line says it.
+			a := inputTooLarge(int64(max))
+			a.ID = idOfHead(line)
+			writeAnswer(out, a)
 		} else if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
 			answer, msgs := screenLine(trimmed)
 			var forward [][]byte
@@ -331,8 +334,13 @@ func (a answerWatch) Write(p []byte) (int, error) {
 	return a.w.Write(p)
 }
 
+// tooLongHead is how much of a line over the limit readLine keeps: enough to find the id of
+// a request written the usual way, {"jsonrpc":"2.0","id":…,"method":…,"params":…}.
+const tooLongHead = 4096
+
 // readLine appends the next line of br (without its newline) to buf. A line over max bytes
-// is read to its end and dropped: tooLong reports it, and the line returned is empty.
+// is read to its end and dropped: tooLong reports it, and the line returned is its first
+// tooLongHead bytes at most (idOfHead reads the request's id there).
 func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -342,7 +350,11 @@ func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, tooLong bool,
 				n-- // the newline is not the message's
 			}
 			if n > max {
-				tooLong, buf = true, buf[:0]
+				tooLong = true
+				if len(buf) < tooLongHead {
+					buf = append(buf, chunk[:min(len(chunk), tooLongHead-len(buf))]...)
+				}
+				buf = buf[:min(len(buf), tooLongHead)]
 			} else {
 				buf = append(buf, chunk...)
 			}
@@ -429,4 +441,31 @@ func writeAnswer(out io.Writer, r *rpcResponse) {
 		return
 	}
 	out.Write(b)
+}
+
+// idOfHead returns the id of the request whose first bytes are head, when an "id" member
+// comes, whole, among the top-level members head holds before it ends; else null.
+func idOfHead(head []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nullID
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nullID
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nullID
+		}
+		if key == "id" {
+			// A value that ends where head ends may go on past it (12 of 123).
+			if !validID(v) || bytes.Equal(bytes.TrimSpace(v), []byte("null")) || int(dec.InputOffset()) >= len(head) {
+				return nullID
+			}
+			return v
+		}
+	}
+	return nullID
 }

@@ -47,8 +47,8 @@ func TestReadLine(t *testing.T) {
 	assert.Equal(t, []got{
 		{"a", false},
 		{strings.Repeat("x", max), false},
-		{"", true},
-		{"", true},
+		{strings.Repeat("x", min(max+1, tooLongHead)), true},
+		{long[:min(len(long), tooLongHead)], true},
 		{"", false},
 		{"b\r", false},
 		{"tail without newline", false},
@@ -435,4 +435,20 @@ func TestStdioSessionWaitRestartsOnAnswers(t *testing.T) {
 	}()
 	s.wait(context.Background(), limit)
 	assert.Zero(t, s.count(), "the wait outlasted the limit while answers kept coming")
+}
+
+func TestIDOfHead(t *testing.T) {
+	for _, tc := range []struct{ head, id string }{
+		{`{"jsonrpc":"2.0","id":102,"method":"tools/call","params":{"arguments":{"text":"aaaa`, `102`},
+		{`{"id":"req-1","jsonrpc":"2.0"`, `"req-1"`},
+		{`{"jsonrpc":"2.0","method":"tools/call","params":{"id":5,"text":"aaaa`, `null`}, // an id inside params is not the request's
+		{`{"jsonrpc":"2.0","method":"x","params":{"text":"aaaa`, `null`},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"x"`, `null`},
+		{`{"jsonrpc":"2.0","id":null,"method":"x"`, `null`},
+		{`{"jsonrpc":"2.0","id":12`, `null`}, // the number may go on past the head
+		{`[{"jsonrpc":"2.0","id":3}`, `null`},
+		{`not json`, `null`},
+	} {
+		assert.Equal(t, tc.id, string(idOfHead([]byte(tc.head))), tc.head)
+	}
 }

@@ -81,7 +81,10 @@ func TestStdioSurvivesBadLines(t *testing.T) {
 		{name: "a number", line: `42`, code: -32600, id: `null`, message: "JSON object"},
 		{name: "a batch, which 2025-06-18 does not have", line: `[{"jsonrpc":"2.0","id":20,"method":"ping"}]`, code: -32600, id: `null`, message: "batches are not part of MCP 2025-06-18"},
 		{name: "a batch of notifications, refused alike", line: `[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]`, code: -32600, id: `null`, message: "batches are not part"},
+		// The client waits for id 8's answer: the line's head names it.
 		{name: "over the limit", line: `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", maxBody) + `"}}`,
+			code: -32600, id: `8`, message: "input_too_large", data: `{"code":"input_too_large","max_body_bytes":4096}`},
+		{name: "over the limit, the id after the text", line: `{"jsonrpc":"2.0","method":"tools/list","params":{"pad":"` + strings.Repeat("x", maxBody) + `"},"id":8}`,
 			code: -32600, id: `null`, message: "input_too_large", data: `{"code":"input_too_large","max_body_bytes":4096}`},
 	}
 	for _, tc := range bad {
