@@ -143,6 +143,14 @@ type process struct {
 	// osProc is the started process. Its handle is a pidfd, so a signal reaches this process or
 	// none: never another that reused its pid after it exited and was reaped.
 	osProc *os.Process
+	pgid   int // the process group the plugin leads (killGroup)
+}
+
+// kill ends the plugin (go-plugin asks it to exit, then kills it) and then whatever it
+// started that is still running, so a plugin that forks workers leaks none at a restart.
+func (p *process) kill() {
+	p.pc.Kill()
+	killGroup(p.pgid)
 }
 
 var (
@@ -310,7 +318,7 @@ func (c *Client) Close() error {
 	c.proc = nil
 	c.mu.Unlock()
 	if p != nil {
-		p.pc.Kill()
+		p.kill()
 	}
 	c.waitChecks()
 	return nil
@@ -353,7 +361,7 @@ func (c *Client) currentLocked(ctx context.Context) (*process, *startAttempt, er
 		if !c.proc.pc.Exited() {
 			return c.proc, nil, nil
 		}
-		go c.proc.pc.Kill() // reap and clean up
+		go c.proc.kill() // reap and clean up, and end what it left running
 		c.proc = nil
 		c.failLocked()
 	}
@@ -394,7 +402,7 @@ func (c *Client) runStart(ctx context.Context, a *startAttempt) {
 	close(a.done)
 	c.mu.Unlock()
 	if orphan != nil {
-		orphan.pc.Kill()
+		orphan.kill()
 	}
 	c.mu.Lock()
 	c.checks--
@@ -437,7 +445,7 @@ func (c *Client) replace(p *process, why string) {
 	if p.osProc != nil {
 		_ = p.osProc.Kill()
 	}
-	p.pc.Kill()
+	p.kill()
 }
 
 // start launches and handshakes a new process, then asks it to describe itself.
@@ -470,6 +478,9 @@ func (c *Client) start(ctx context.Context) (*process, engine.ScorerInfo, error)
 	})
 	fail := func(sentinel, err error) (*process, engine.ScorerInfo, error) {
 		pc.Kill()
+		if cmd.Process != nil {
+			killGroup(cmd.Process.Pid)
+		}
 		return nil, info, fmt.Errorf("plugin %q: %w: %v", c.cfg.Name, sentinel, err)
 	}
 	// No go-plugin SecureConfig: it would hash the file by name again; openPinned hashed
@@ -482,7 +493,8 @@ func (c *Client) start(ctx context.Context) (*process, engine.ScorerInfo, error)
 	if err != nil {
 		return fail(ErrStart, err)
 	}
-	p := &process{pc: pc, rpc: raw.(scorerpb.ScorerClient), osProc: cmd.Process}
+	// hostProcAttr's Setpgid: the plugin leads a group of its own, numbered as itself.
+	p := &process{pc: pc, rpc: raw.(scorerpb.ScorerClient), osProc: cmd.Process, pgid: cmd.Process.Pid}
 	if rc := pc.ReattachConfig(); rc != nil {
 		p.pid = rc.Pid
 	}

@@ -24,8 +24,19 @@ func dieWithParent() {
 
 // hostProcAttr makes the kernel kill the plugin when the host dies, before the plugin runs
 // a single instruction: this covers plugins that do not use Serve.
+// The plugin also leads a process group of its own, so that what it starts (workers it
+// forks, the commands a script runs) can be killed with it (killGroup).
 func hostProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+}
+
+// killGroup kills what is left of the process group pgid, which a plugin led: called once the
+// plugin itself is gone, it ends the processes it left behind. While any of them lives, the
+// kernel does not give the number to another process, so the signal cannot reach a stranger.
+func killGroup(pgid int) {
+	if pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
 }
 
 // pinnedCommand starts the program f holds open, as the child's descriptor 3 (ExtraFiles),

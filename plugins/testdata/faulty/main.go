@@ -1,7 +1,7 @@
 // Command faulty is a scorer plugin that misbehaves on request, for the plugins package's
 // fault tests. The goal picks the fault: "crash" kills the process mid-request, "hang"
 // never returns, "slow" waits for its context, "nan" and "short" return garbage, "panic"
-// panics. Any other goal is scored honestly: the share of goal words a line contains.
+// panics, "spawn" starts a long sleep (its pid written to $FAULTY_PIDFILE) and hangs. Any other goal is scored honestly: the share of goal words a line contains.
 // Started with the argument "handshake", it speaks the wrong protocol version.
 package main
 
@@ -9,6 +9,8 @@ import (
 	"context"
 	"math"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -30,6 +32,16 @@ func (faulty) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.Scor
 	case "slow":
 		<-ctx.Done()
 		return nil, ctx.Err()
+	case "spawn":
+		// Start a worker that would outlive the plugin, say where it is, then hang.
+		worker := exec.Command("sleep", "300")
+		if err := worker.Start(); err != nil {
+			return nil, err
+		}
+		if f := os.Getenv("FAULTY_PIDFILE"); f != "" {
+			_ = os.WriteFile(f, []byte(strconv.Itoa(worker.Process.Pid)), 0o644)
+		}
+		select {}
 	case "panic":
 		panic("faulty: asked to panic")
 	}
