@@ -142,7 +142,7 @@ func pruneSchema() *Schema {
 			"path":         {Type: "string", Description: "Optional: file path of the text, a hint at its language."},
 			"language":     {Type: "string", Description: "Optional: language of the text (e.g. go, python)."},
 			"threshold":    {Type: "number", Minimum: num(0), Maximum: num(1), Description: "Optional: keep threshold on line scores, overriding the scorer's."},
-			"token_budget": {Type: "integer", Minimum: num(0), Description: "Optional: cap on pruned_text tokens (cl100k_base), best effort."},
+			"token_budget": {Type: "integer", Minimum: num(0), Description: "Optional: cap on pruned_text tokens (in the server's tiktoken encoding, cl100k_base unless configured), best effort."},
 		},
 		Required:             []string{"text", "goal_hint", "source_type", "options"},
 		AdditionalProperties: boolp(false),
