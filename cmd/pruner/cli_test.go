@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -275,4 +277,28 @@ func TestNumericFlagsOutOfRange(t *testing.T) {
 	code, _, stderr := runCLI(t, "", "scorers")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "MCP_PRUNER_ONNX_THREADS")
+}
+
+// TestPluginLogLinesAreRecords: what the plugin host writes (its restart notes, go-plugin's
+// hclog lines, a plugin's stderr) becomes one log record a line, so --log-format json stays
+// JSON; an hclog level is kept, anything else is a warning, and a partial line waits.
+func TestPluginLogLinesAreRecords(t *testing.T) {
+	var out bytes.Buffer
+	w := &logLines{log: slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	_, err := w.Write([]byte("2026-11-27T16:35:44.730Z [ERROR] plugin.f: plugin process exited: path=/x pid=7\nplugin \"f\" (pid 7) hung; restart"))
+	require.NoError(t, err)
+	_, err = w.Write([]byte("ing on next use\n\n  \n[DEBUG] plugin.f: starting\n"))
+	require.NoError(t, err)
+	var got []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &rec), "every line is JSON: %s", l)
+		got = append(got, rec)
+	}
+	require.Len(t, got, 3)
+	assert.Equal(t, "ERROR", got[0]["level"])
+	assert.Equal(t, "plugin.f: plugin process exited: path=/x pid=7", got[0]["msg"])
+	assert.Equal(t, "WARN", got[1]["level"])
+	assert.Equal(t, `plugin "f" (pid 7) hung; restarting on next use`, got[1]["msg"])
+	assert.Equal(t, "DEBUG", got[2]["level"])
 }

@@ -128,7 +128,7 @@ func registerPlugins(reg *engine.Registry, c *engineConfig) error {
 					return nil, err
 				}
 				return plugins.New(ctx, plugins.Config{
-					Name: arg, Command: bin.path, Args: []string{"plugin", "serve", name}, SHA256: bin.sha256, Logs: os.Stderr,
+					Name: arg, Command: bin.path, Args: []string{"plugin", "serve", name}, SHA256: bin.sha256, Logs: c.pluginLog(),
 					Env: c.childEnv(),
 				})
 			}
@@ -136,7 +136,7 @@ func registerPlugins(reg *engine.Registry, c *engineConfig) error {
 			if !ok {
 				return nil, fmt.Errorf("no plugin %q in the plugins file (--plugins, MCP_PRUNER_PLUGINS): %w", arg, engine.ErrUnknownScorer)
 			}
-			cfg, err := e.config(arg, os.Stderr)
+			cfg, err := e.config(arg, c.pluginLog())
 			if err != nil {
 				return nil, err
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-pruner/mcp-pruner/server"
@@ -178,6 +180,7 @@ Flags:
 	if err != nil {
 		return err
 	}
+	ecfg.pluginLogs = &logLines{log: logger.With("component", "plugins")}
 	b, err := buildEngine(ctx, &ecfg)
 	if err != nil {
 		return err
@@ -237,4 +240,62 @@ func (c *logConfig) logger(w io.Writer) (*slog.Logger, error) {
 	default:
 		return nil, usagef("--log-format (MCP_PRUNER_LOG_FORMAT) %q: want text or json", c.format)
 	}
+}
+
+// logLines is an io.Writer whose every line becomes one record of log: what the plugin host
+// writes of its plugins (restarts, go-plugin's hclog lines, a plugin's own stderr), so that
+// the server's log stays one format, JSON with --log-format json. An hclog line's level
+// ("… [ERROR] plugin.x: …") becomes the record's; other lines are warnings.
+type logLines struct {
+	log     *slog.Logger
+	mu      sync.Mutex
+	partial []byte
+}
+
+func (w *logLines) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.partial = append(w.partial, p...)
+	for {
+		i := bytes.IndexByte(w.partial, '\n')
+		if i < 0 {
+			break
+		}
+		w.emit(string(w.partial[:i]))
+		w.partial = w.partial[i+1:]
+	}
+	if len(w.partial) > 64<<10 { // a line that never ends is logged in pieces
+		w.emit(string(w.partial))
+		w.partial = w.partial[:0]
+	}
+	return len(p), nil
+}
+
+func (w *logLines) emit(line string) {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return
+	}
+	level := slog.LevelWarn
+	if i := strings.IndexByte(line, '['); i >= 0 && (i == 0 || line[i-1] == ' ') {
+		if j := strings.Index(line[i:], "] "); j > 0 {
+			known := true
+			switch line[i+1 : i+j] {
+			case "ERROR":
+				level = slog.LevelError
+			case "WARN":
+				level = slog.LevelWarn
+			case "INFO":
+				level = slog.LevelInfo
+			case "DEBUG", "TRACE":
+				level = slog.LevelDebug
+			default:
+				known = false
+			}
+			if known {
+				line = line[i+j+2:]
+			}
+		}
+	}
+	w.log.Log(context.Background(), level, line)
 }

@@ -49,6 +49,7 @@ Flags:
 	if err != nil {
 		return err
 	}
+	ecfg.pluginLogs = &logLines{log: logger.With("component", "plugins")}
 	b, err := buildEngine(ctx, &ecfg)
 	if err != nil {
 		return err

@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"strings"
 	"time"
 
@@ -35,6 +37,16 @@ type engineConfig struct {
 	defaultScorer bool
 	// eager lists the plugins file's entries with "start": "eager", sorted (registerPlugins).
 	eager []string
+	// pluginLogs receives what the plugin host writes of its plugins; nil: stderr as is.
+	pluginLogs io.Writer
+}
+
+// pluginLog is where plugin clients write: the server's log when it has one.
+func (c *engineConfig) pluginLog() io.Writer {
+	if c.pluginLogs == nil {
+		return os.Stderr
+	}
+	return c.pluginLogs
 }
 
 // engineFlags says which engine flags a command offers. The scorer registry's flags (--plugins,
