@@ -131,16 +131,11 @@ func TestStdioAnswersCallsInFlightAtEOF(t *testing.T) {
 		}
 		close(lines)
 	}()
-	blockArgs := strings.Replace(pruneArgs, `{"text"`, `{"scorer":"block","text"`, 1)
-	blockArgs = strings.Replace(blockArgs, `"timeout_ms":1500`, `"timeout_ms":60000`, 1)
-	_, err := c2s.w.Write([]byte(strings.Join([]string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	blockArgs := blockedArgs(60000)
+	writeSession(t, c2s.w,
 		callBody("2", "prune_text", blockArgs),
 		callBody(`"three"`, "prune_text", pruneArgs),
-		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`,
-	}, "\n") + "\n"))
-	require.NoError(t, err)
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
 	require.NoError(t, c2s.w.Close(), "the client ends its input with the prune still in the scorer")
 	<-block.started
 	select {
@@ -177,12 +172,7 @@ func TestStdioAnswersCallsInFlightAtEOF(t *testing.T) {
 	c2s, s2c, done = startStdio(ctx, t, server.Config{Engine: eng, ShutdownTimeout: 50 * time.Millisecond})
 	go func() { _, _ = io.Copy(io.Discard, s2c.r) }()
 	defer s2c.w.Close()
-	_, err = c2s.w.Write([]byte(strings.Join([]string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		callBody("2", "prune_text", blockArgs),
-	}, "\n") + "\n"))
-	require.NoError(t, err)
+	writeSession(t, c2s.w, callBody("2", "prune_text", blockArgs))
 	<-block.started
 	require.NoError(t, c2s.w.Close())
 	select {
@@ -205,14 +195,7 @@ func TestStdioStopsWithCallsInFlight(t *testing.T) {
 	go func() { _, _ = io.Copy(io.Discard, s2c.r) }()
 	defer s2c.w.Close()
 	defer c2s.w.Close()
-	blockArgs := strings.Replace(pruneArgs, `{"text"`, `{"scorer":"block","text"`, 1)
-	blockArgs = strings.Replace(blockArgs, `"timeout_ms":1500`, `"timeout_ms":600000`, 1)
-	_, err := c2s.w.Write([]byte(strings.Join([]string{
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		callBody("2", "prune_text", blockArgs),
-	}, "\n") + "\n"))
-	require.NoError(t, err)
+	writeSession(t, c2s.w, callBody("2", "prune_text", blockedArgs(600000)))
 	<-block.started
 	cancel()
 	select {
@@ -403,4 +386,21 @@ func TestStdioSessionErrorsHaveACode(t *testing.T) {
 	assert.Contains(t, got[1], `"id":2,"result":{`)
 	assert.Equal(t, `{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"duplicate \"initialize\" received"}}`, got[2])
 	assert.Equal(t, `[{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"duplicate \"initialize\" received"}},{"jsonrpc":"2.0","id":5,"result":{}}]`, got[3])
+}
+
+// blockedArgs are prune_text arguments for the blocking scorer, with a deadline of timeoutMS.
+func blockedArgs(timeoutMS int) string {
+	a := strings.Replace(pruneArgs, `{"text"`, `{"scorer":"block","text"`, 1)
+	return strings.Replace(a, `"timeout_ms":1500`, `"timeout_ms":`+strconv.Itoa(timeoutMS), 1)
+}
+
+// writeSession writes an initialize call, the initialized notification and lines to w, a line each.
+func writeSession(t *testing.T, w io.Writer, lines ...string) {
+	t.Helper()
+	all := append([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	}, lines...)
+	_, err := w.Write([]byte(strings.Join(all, "\n") + "\n"))
+	require.NoError(t, err)
 }
