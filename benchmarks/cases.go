@@ -92,10 +92,19 @@ func DataFiles(dir string) ([]string, error) {
 // would silently be wrong.
 func LoadCases(paths ...string) ([]Case, error) {
 	var out []Case
+	from := map[string]string{} // case id -> the file that first held it
 	for _, p := range paths {
 		cs, err := loadFile(p)
 		if err != nil {
 			return nil, err
+		}
+		for _, c := range cs {
+			if prev, dup := from[c.ID]; dup {
+				// Counted twice, a case would weigh double in every mean and narrow every
+				// interval.
+				return nil, fmt.Errorf("load cases %s: case %s is also in %s (each case once: name each file once)", p, c.ID, prev)
+			}
+			from[c.ID] = p
 		}
 		out = append(out, cs...)
 	}
@@ -159,6 +168,10 @@ func (c *Case) validate() error {
 		if g < 1 || g > n {
 			return fmt.Errorf("case %s: gold line %d outside 1..%d", c.ID, g, n)
 		}
+	}
+	if strings.TrimSpace(c.GoalHint) == "" {
+		// A misspelt key ("goal") would otherwise bench a whole set without goals.
+		return fmt.Errorf("case %s: no goal_hint", c.ID)
 	}
 	return nil
 }

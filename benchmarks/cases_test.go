@@ -55,6 +55,9 @@ func TestLoadCasesRejects(t *testing.T) {
 		{"gold outside text", `{"id":"a","source_type":"code","text":"one\ntwo\n","gold_lines":[3]}`, "gold line 3 outside 1..2"},
 		{"bad source type", `{"id":"a","source_type":"video","text":"x","gold_lines":[]}`, `source_type "video"`},
 		{"missing id", `{"source_type":"code","text":"x"}`, "without id"},
+		{"missing goal", `{"id":"a","source_type":"code","goal":"fix it","text":"x","gold_lines":[1]}`, "bad.jsonl:1: case a: no goal_hint"},
+		{"an id twice", `{"id":"a","source_type":"code","goal_hint":"g","text":"x","gold_lines":[1]}` + "\n" +
+			`{"id":"a","source_type":"code","goal_hint":"g","text":"y","gold_lines":[1]}`, "case a is also in"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,6 +70,12 @@ func TestLoadCasesRejects(t *testing.T) {
 	}
 	_, err := LoadCases(filepath.Join(t.TempDir(), "absent.jsonl"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	// One file named twice counts every case twice: refused.
+	p := filepath.Join(t.TempDir(), "ok.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(`{"id":"a","source_type":"code","goal_hint":"g","text":"x","gold_lines":[1]}`), 0o644))
+	_, err = LoadCases(p, p)
+	assert.ErrorContains(t, err, "case a is also in "+p)
 }
 
 func TestDefaultDataDir(t *testing.T) {

@@ -81,6 +81,9 @@ type DiffOptions struct {
 // DiffRuns pairs the per-case results of two runs scorer by scorer and group by group, in
 // the order the groups first appear in base.
 func DiffRuns(base, other []CaseResult, o DiffOptions) ([]RunDiff, error) {
+	if err := sameCounting(base, other); err != nil {
+		return nil, err
+	}
 	type group struct {
 		st, ds string
 		mode   Mode
@@ -275,6 +278,24 @@ func WriteRunDiffs(w io.Writer, ds []RunDiff, moved int) error {
 		for _, m := range d.Moved[:min(moved, len(d.Moved))] {
 			fmt.Fprintf(w, "  %+.3f  %.3f → %.3f  %s\n", m.Other-m.Base, m.Base, m.Other, m.Case)
 		}
+	}
+	return nil
+}
+
+// sameCounting refuses two runs whose tokens were counted differently (accounting or
+// encoding): their budgets differ, so the difference of their recalls is not a scorer's. A run
+// counts one way throughout, so its first result says how; results that do not say (files from
+// before these were recorded) pass.
+func sameCounting(base, other []CaseResult) error {
+	if len(base) == 0 || len(other) == 0 {
+		return nil
+	}
+	b, c := base[0], other[0]
+	if b.Accounting != "" && c.Accounting != "" && b.Accounting != c.Accounting {
+		return fmt.Errorf("the runs count tokens differently: --accounting %s against %s; their figures do not pair", b.Accounting, c.Accounting)
+	}
+	if b.Encoding != "" && c.Encoding != "" && b.Encoding != c.Encoding {
+		return fmt.Errorf("the runs count tokens differently: --encoding %s against %s; their figures do not pair", b.Encoding, c.Encoding)
 	}
 	return nil
 }

@@ -55,6 +55,25 @@ func TestDiffRunsPairsCaseByCase(t *testing.T) {
 	assert.Empty(t, ds[1].Moved)
 }
 
+// TestDiffRunsRefusesOtherCounting: runs whose tokens were counted another way (accounting,
+// encoding) have other budgets, so their difference is not a scorer's: refused. Results from
+// files that do not say how they were counted still pair.
+func TestDiffRunsRefusesOtherCounting(t *testing.T) {
+	counted := func(acc Accounting, enc string) []CaseResult {
+		c := result("s", 0.1, "x/1", 0.5)
+		c.Accounting, c.Encoding = acc, enc
+		return []CaseResult{c}
+	}
+	_, err := DiffRuns(counted(AccountingEngine, "cl100k_base"), counted(AccountingLines, "cl100k_base"), DiffOptions{})
+	assert.ErrorContains(t, err, "--accounting engine against lines")
+	_, err = DiffRuns(counted(AccountingEngine, "cl100k_base"), counted(AccountingEngine, "o200k_base"), DiffOptions{})
+	assert.ErrorContains(t, err, "--encoding cl100k_base against o200k_base")
+	_, err = DiffRuns(counted(AccountingEngine, "cl100k_base"), counted(AccountingEngine, "cl100k_base"), DiffOptions{})
+	assert.NoError(t, err)
+	_, err = DiffRuns(counted("", ""), counted(AccountingLines, "o200k_base"), DiffOptions{})
+	assert.NoError(t, err, "an older file does not say: it pairs")
+}
+
 func TestDiffRunsSplitsByKey(t *testing.T) {
 	halfOfKey := func(k string) int {
 		sum := md5.Sum([]byte(k))

@@ -114,6 +114,10 @@ type CaseResult struct {
 	MS           float64  `json:"ms"`
 	Fallback     bool     `json:"fallback"`
 	OverBudget   bool     `json:"over_budget"`
+	// Accounting and Encoding say how tokens were counted: results counted otherwise do not
+	// pair (DiffRuns refuses them). Empty in files written before they were recorded.
+	Accounting Accounting `json:"accounting,omitempty"`
+	Encoding   string     `json:"encoding,omitempty"`
 }
 
 // Results lists the per-case results behind rows, row by row, in case order.
@@ -122,7 +126,8 @@ func Results(rows []Row) []CaseResult {
 	for _, r := range rows {
 		for _, o := range r.outcomes {
 			c := CaseResult{Scorer: r.Scorer, SourceType: r.SourceType, Dataset: r.Dataset, Mode: r.Mode, Budget: r.Budget,
-				Case: o.id, KeptTokens: o.keptTokens, TokensBefore: o.tokensBefore, MS: o.ms, Fallback: o.fallback, OverBudget: o.overBudget}
+				Case: o.id, KeptTokens: o.keptTokens, TokensBefore: o.tokensBefore, MS: o.ms, Fallback: o.fallback, OverBudget: o.overBudget,
+				Accounting: r.Accounting, Encoding: r.Encoding}
 			if o.hasGold {
 				c.Recall = &o.recall
 			}

@@ -39,7 +39,9 @@ type Row struct {
 	Mode       Mode       `json:"mode"`
 	Budget     *float64   `json:"budget"` // share of the case's tokens; null in natural mode
 	Accounting Accounting `json:"accounting"`
-	Cases      int        `json:"cases"`
+	// Encoding is the tiktoken encoding the tokens were counted in.
+	Encoding string `json:"encoding,omitempty"`
+	Cases    int    `json:"cases"`
 	// Recall is the macro average over cases of the share of gold lines kept.
 	Recall float64 `json:"recall"`
 	// HitRate is the share of cases with at least one gold line kept.
@@ -188,7 +190,7 @@ func MergeRows(rows []Row, group func(Row) (sourceType, dataset string)) []Row {
 		k := key{r.Scorer, st, ds, r.Mode, budgetOf(r), r.Accounting}
 		m, ok := merged[k]
 		if !ok {
-			m = &Row{Scorer: r.Scorer, SourceType: st, Dataset: ds, Mode: r.Mode, Budget: r.Budget, Accounting: r.Accounting}
+			m = &Row{Scorer: r.Scorer, SourceType: st, Dataset: ds, Mode: r.Mode, Budget: r.Budget, Accounting: r.Accounting, Encoding: r.Encoding}
 			merged[k] = m
 			order = append(order, k)
 		}

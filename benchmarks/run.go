@@ -221,7 +221,8 @@ func collect(cfg *Config, slots []slot, results [][]outcome) []Row {
 				kk := key{si, string(c.SourceType), c.Dataset, k}
 				r, ok := rows[kk]
 				if !ok {
-					r = &Row{Scorer: cfg.Scorers[si], SourceType: string(c.SourceType), Dataset: c.Dataset, Mode: sl.mode, Accounting: cfg.Accounting}
+					r = &Row{Scorer: cfg.Scorers[si], SourceType: string(c.SourceType), Dataset: c.Dataset, Mode: sl.mode,
+						Accounting: cfg.Accounting, Encoding: encodingName(cfg.Tokens)}
 					if sl.mode == ModeBudget {
 						b := sl.budget
 						r.Budget = &b
@@ -436,4 +437,12 @@ func (discardStore) Put(context.Context, string, string) error { return nil }
 
 func (discardStore) Get(_ context.Context, id string) (string, error) {
 	return "", fmt.Errorf("benchmark store keeps nothing (%s): %w", id, engine.ErrPruneIDNotFound)
+}
+
+// encodingName is the name of the counter's encoding (tokenizer.Encoder's Name), or "".
+func encodingName(t engine.TokenCounter) string {
+	if n, ok := t.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return ""
 }

@@ -104,9 +104,12 @@ Flags:
 	if err != nil {
 		return usagef("--budgets: %v", err)
 	}
-	for _, b := range budgetList {
+	for i, b := range budgetList {
 		if !(b > 0 && b <= 1) {
 			return usagef("--budgets: %v is outside (0, 1]", b)
+		}
+		if slices.Contains(budgetList[:i], b) {
+			return usagef("--budgets: %v twice (each row once)", b)
 		}
 	}
 	var modeList []benchmarks.Mode
@@ -150,6 +153,11 @@ Flags:
 	names := benchList(*scorers)
 	if len(names) == 0 {
 		names = defaultBenchScorers(reg)
+	}
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
+			return usagef("--scorers: %s twice (each row once)", n)
+		}
 	}
 	var pair []string
 	if *compare != "" {
