@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -129,13 +130,18 @@ Flags:
 	return nil
 }
 
-// canonicalArgs drops absolute data paths from the recorded command so the card does not
-// depend on where the checkout lives.
+// canonicalArgs writes the recorded command's absolute paths relative to the working
+// directory when they lie beside it (../shared/bench from a checkout), so the shipped card
+// does not depend on where the checkout lives, and leaves other paths whole, so the card's
+// command still runs.
 func canonicalArgs(args []string) []string {
+	wd, _ := os.Getwd()
 	var out []string
 	for _, a := range args {
-		if filepath.IsAbs(a) {
-			a = filepath.Base(a)
+		if filepath.IsAbs(a) && wd != "" {
+			if rel, err := filepath.Rel(wd, a); err == nil && !strings.HasPrefix(rel, filepath.Join("..", "..")) {
+				a = rel
+			}
 		}
 		out = append(out, a)
 	}

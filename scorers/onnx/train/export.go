@@ -170,8 +170,8 @@ func (r *Result) Card(cfg Config, command string) string {
 		b.WriteString("those experts have none.")
 	}
 	if len(cfg.FrozenKinds) > 0 {
-		fmt.Fprintf(&b, " Not trained (kept equal to the base scorer, because grouped cross-validation showed the\n")
-		fmt.Fprintf(&b, "learned corrections hurting held-out repositories): %s.", strings.Join(cfg.FrozenKinds, ", "))
+		fmt.Fprintf(&b, " Not trained, kept equal to the base scorer (`--frozen-kinds`; the default rests on earlier runs'\n")
+		fmt.Fprintf(&b, "grouped cross-validation, where learned corrections hurt held-out repositories, models/RESULTS.md): %s.", strings.Join(cfg.FrozenKinds, ", "))
 	}
 	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "Default keep threshold: %.4f (the highest, over source kinds, of the score above which %.0f%% of the lines\n", r.Threshold, 100*cfg.KeepShare)
@@ -194,11 +194,19 @@ func (r *Result) Card(cfg Config, command string) string {
 	for _, f := range files {
 		fmt.Fprintf(&b, "- `%s`: %d cases\n", f, r.Files[f])
 	}
-	b.WriteString("\nThe development cases of `../shared/bench` (see its README for sources and licences); gold\n")
+	if devData(files) {
+		b.WriteString("\nThe development cases of `../shared/bench` (see its README for sources and licences); gold\n")
+	} else {
+		b.WriteString("\nThe cases of the files above; gold\n")
+	}
 	b.WriteString("lines are positives. Per case, every gold line, the " + fmt.Sprint(cfg.HardNegatives) + " negatives the heuristic or structural scorer rank highest\n")
 	fmt.Fprintf(&b, "and %d uniformly sampled other negatives (weighted by the lines they stand for) are kept.\n\n", cfg.RandomNegatives)
 	b.WriteString("## Training\n\n")
 	fmt.Fprintf(&b, "```\n%s\n```\n\n", command)
+	if len(cfg.FrozenKinds) == len(linefeat.Kinds) {
+		b.WriteString("Every kind is frozen, so nothing was fitted: the model is its base scorers, exported with the\n")
+		b.WriteString("thresholds above. With a kind left out of `--frozen-kinds`, its expert is fitted as follows.\n\n")
+	}
 	fmt.Fprintf(&b, "Loss: per-case listwise softmax cross-entropy over each line's selection priority, %d·log σ(z) − log(tokens),\n", ScorePower)
 	fmt.Fprintf(&b, "the value per token the engine's budget selection ranks by (gold lines should win it), plus %.2f × a\n", cfg.BCEWeight)
 	b.WriteString("per-case balanced binary cross-entropy; every data file weighs the same. Adam, ")
@@ -233,4 +241,15 @@ func (r *Result) Card(cfg Config, command string) string {
 		}
 	}
 	return b.String()
+}
+
+// devData reports whether the training files are the development sets of ../shared/bench
+// (<source>.dev.jsonl.gz, named <source>.dev here), of which the card may say so.
+func devData(files []string) bool {
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".dev") {
+			return false
+		}
+	}
+	return len(files) > 0
 }

@@ -140,6 +140,16 @@ func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseDat
 	var keys []cvKey
 	diffs := map[cvKey][]float64{} // baseline, file, budget -> per-case model minus baseline
 	var pairKeys []cvKey
+	ran := 0
+	defer func() {
+		// Groups (a repository, a page) never split, so there may be fewer folds than asked.
+		switch {
+		case ran == 0:
+			logf("warning: no cross-validation: the cases form a single repository or page group, and a group is never split between folds")
+		case ran < opts.Folds:
+			logf("warning: only %d of the %d folds asked for held cases out: the cases form %d repository or page groups, and a group is never split", ran, opts.Folds, ran)
+		}
+	}()
 	for f := 0; f < opts.Folds; f++ {
 		var train []*caseData
 		var held []benchmarks.Case
@@ -153,6 +163,7 @@ func crossValidate(ctx context.Context, cases []benchmarks.Case, data []*caseDat
 		if len(held) == 0 || len(train) == 0 {
 			continue
 		}
+		ran++
 		t0 := time.Now()
 		m, err := fit(ctx, train, opts.Config)
 		if err != nil {

@@ -188,6 +188,15 @@ func TestCrossValidationAndCard(t *testing.T) {
 	assert.Contains(t, card, "| logs | 30% | linerank | 18 |")
 	assert.Contains(t, card, "pruner train --epochs 5")
 	assert.Contains(t, card, "`heuristic_rank`")
+	// The card says what this run did: every kind frozen is a model that fitted nothing, and
+	// only the dev sets' files are called the development cases.
+	require.Equal(t, linefeat.Kinds, cfg.FrozenKinds)
+	assert.Contains(t, card, "Every kind is frozen, so nothing was fitted")
+	trained := cfg
+	trained.FrozenKinds = nil
+	assert.NotContains(t, res.Card(trained, "pruner train"), "nothing was fitted")
+	assert.True(t, devData([]string{"code.dev", "logs.dev"}))
+	assert.False(t, devData([]string{"code.dev", "mine"}), "a file of one's own is not a dev set")
 
 	dir := t.TempDir()
 	require.NoError(t, res.Write(dir, cfg, "pruner train"))
