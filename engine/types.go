@@ -148,7 +148,6 @@ const (
 	WarnConstraintsUnmet    = "constraints_unmet"
 	WarnTokenBudgetExceeded = "token_budget_exceeded"
 	WarnProtectedCut        = "protected_lines_cut"
-	WarnUnknownSourceType   = "unknown_source_type"
 	// WarnInternalError reports a bug caught inside the engine; the text comes back whole
 	// and its token figures are estimates (bytes / 4).
 	WarnInternalError = "internal_error"

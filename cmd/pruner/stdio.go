@@ -21,7 +21,7 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		drain   time.Duration
 	)
 	ecfg.register(fs, serverFlags)
-	fs.DurationVar(&drain, "shutdown-timeout", 10*time.Second, "when stdin ends, how long to wait for the next answer to a call still in flight before the server exits (each answer restarts the wait)")
+	fs.DurationVar(&drain, "shutdown-timeout", 10*time.Second, "when stdin ends, how long to wait for the next answer to a call still in flight before the server exits (each answer restarts the wait); after SIGINT or SIGTERM, how long calls in flight may still take before they are cancelled")
 	logging.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: pruner stdio [flags]
