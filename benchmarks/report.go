@@ -75,16 +75,16 @@ func budgetLabel(b *float64) string {
 // WriteTable writes rows as an aligned text table for a terminal.
 func WriteTable(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scorer\tsource\tdataset\tbudget\tcases\trecall\thit\treduction\tkept tok\tp50 ms\tp99 ms\tMB/s\tfallbacks\t")
+	fmt.Fprintln(tw, "scorer\tsource\tdataset\tbudget\tcases\trecall\thit\treduction\tkept tok\tp50 ms\tp99 ms\tMB/s\tfallbacks\tover budget\t")
 	prev := ""
 	for _, r := range rows {
 		if prev != "" && prev != r.Scorer {
-			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t")
+			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t\t")
 		}
 		prev = r.Scorer
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t%.2f\t%.2f\t%.2f\t%d\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.0f\t%.2f\t%.2f\t%.2f\t%d\t%d\t\n",
 			r.Scorer, r.SourceType, r.Dataset, budgetLabel(r.Budget), r.Cases, r.Recall, r.HitRate, r.Reduction,
-			r.KeptTokens, r.P50MS, r.P99MS, r.MBPerS, r.Fallbacks)
+			r.KeptTokens, r.P50MS, r.P99MS, r.MBPerS, r.Fallbacks, r.OverBudget)
 	}
 	return tw.Flush()
 }
