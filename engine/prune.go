@@ -351,7 +351,9 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	if req.Threshold != nil {
 		threshold = *req.Threshold
 	}
-	res = e.selectAndRender(ctx, ls, lines, pr, req, resp, threshold, id, tokensBefore, c.costs, c.numbered)
+	res = e.selectWithin(ctx, settled, ls, func() *Result {
+		return e.selectAndRender(ctx, ls, lines, pr, req, resp, threshold, id, tokensBefore, c.costs, c.numbered)
+	})
 	if err := ctx.Err(); err != nil {
 		return failed(e.fallback(id, req.Text, start, tokensBefore, WarnTimeout), name, fmt.Errorf("after scoring: %w", err)), nil
 	}
@@ -365,14 +367,55 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	return res, nil
 }
 
+// longLineBytes is the line length past which the selection may overrun the deadline: counting
+// the output checks the deadline between lines, and the tokenizer takes about a second a
+// megabyte on a line that never splits (one letter repeated, base64 without breaks).
+const longLineBytes = 64 << 10
+
+// selectWithin runs the selection (sel) and returns its result, or nil once ctx is done. A text
+// whose lines are all shorter than longLineBytes is selected in this goroutine, which notices
+// the deadline between lines. Otherwise the selection runs in one of its own, holding the
+// request's slot (settled) until it ends, so that the answer (a timeout) does not wait for the
+// count of one huge line.
+func (e *Engine) selectWithin(ctx context.Context, settled *settler, ls lineSet, sel func() *Result) *Result {
+	long := false
+	for _, l := range ls.raw {
+		if len(l) > longLineBytes {
+			long = true
+			break
+		}
+	}
+	if !long {
+		return sel()
+	}
+	type outcome struct {
+		r        *Result
+		panicked any
+	}
+	done := make(chan outcome, 1)
+	settled.hold()
+	go func() {
+		var o outcome
+		o.panicked = settled.finish(func() { o.r = sel() })
+		done <- o
+	}()
+	select {
+	case o := <-done:
+		if o.panicked != nil {
+			panic(o.panicked) // Prune's recover answers it, as when the selection ran here
+		}
+		return o.r
+	case <-ctx.Done():
+		return nil
+	}
+}
+
 // Fallback stores text and returns the seed's fail-open result for it with warning, as Prune
 // would: for callers that must give up before a prune starts (e.g. a request that timed out
-// waiting in a server's queue). A text the store refuses adds WarnRecoveryUnavailable; the
-// error is always nil.
-//
-// Like Prune, it survives a token counter that panics (counting the text is its only work
-// besides the store): the text still comes back, stored, with an estimate of its tokens and
-// WarnInternalError after warning.
+// waiting in a server's queue). Its token figures are estimates (a quarter of the bytes): an
+// exact count could take longer than the caller has. A text the store refuses adds
+// WarnRecoveryUnavailable; the error is always nil, and a panic (in the store) comes back as
+// the text, stored if it can be, with WarnInternalError after warning.
 func (e *Engine) Fallback(ctx context.Context, text, warning string) (res *Result, err error) {
 	start := e.now()
 	var id string
@@ -382,7 +425,9 @@ func (e *Engine) Fallback(ctx context.Context, text, warning string) (res *Resul
 		}
 	}()
 	id = e.newID()
-	return e.failOpen(ctx, id, text, start, -1, warning), nil
+	// The caller has given up already (a request that waited out its timeout_ms in a queue):
+	// the answer does not wait for an exact count, which one huge line makes slow.
+	return e.failOpen(ctx, id, text, start, estimateTokens(text), warning), nil
 }
 
 // panicOpen is the fail-open answer after panic p: text stored under id (a new one if id is

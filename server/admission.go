@@ -89,7 +89,7 @@ func (a *admission) grant() {
 // deadline goes on using a CPU after the fail-open answer, so it goes on counting against the
 // bound, and the time it holds the slot is the cost the adaptive bound learns from. If no
 // slot frees up within the request's timeout, the answer is the engine's timeout fail-open
-// (the text stored, unchanged), without a prune: no token count beyond the fallback's, no
+// (the text stored, unchanged, its tokens estimated), without a prune: no token count, no
 // scorer.
 func (a *admission) prune(ctx context.Context, eng *engine.Engine, req *engine.Request) (*engine.Result, error) {
 	budget := req.Options.Timeout()
