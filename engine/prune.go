@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -799,7 +800,10 @@ func ratio6(a, b int) float64 {
 	if b == 0 {
 		return 0
 	}
-	return math.Round(float64(a)/float64(b)*1e6) / 1e6
+	// Rounded as the reference's Python round(x, 6) rounds: the float's exact value to six
+	// decimals, a tie to even (33/128 = 0.2578125 is 0.257812, where math.Round gave 0.257813).
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(float64(a)/float64(b), 'f', 6, 64), 64)
+	return r
 }
 
 // fallback is the seed's no-op result. tokens < 0 means "not counted yet".
