@@ -157,7 +157,10 @@ func commitCases(ctx context.Context, g gitRunner, st *CommitStats, o CommitOpti
 		}
 		meta, _ := json.Marshal(map[string]string{"repo": repoName, "commit": sha, "language": languageOf(file)})
 		cases = append(cases, Case{
-			ID:         "commits/" + repoName + "/" + sha[:min(12, len(sha))] + "/" + file,
+			// commits/<repo>@<commit>/<file>: the dev sets' form (commits/<repo>@<commit>) with
+			// the file, so spread's and diff's repository key (DevRepoKey) and train's folds
+			// group a mined repository's cases together.
+			ID:         "commits/" + repoName + "@" + sha[:min(12, len(sha))] + "/" + file,
 			SourceType: sourceTypeOf(file),
 			Dataset:    "fix-commits",
 			GoalHint:   msg,

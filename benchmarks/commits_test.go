@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -97,7 +98,8 @@ func TestBuildCommits(t *testing.T) {
 	assert.Equal(t, "Fix crash on division by zero\n\nDiv panicked when b was 0.", c.GoalHint)
 	assert.Equal(t, v1, c.Text)
 	assert.Equal(t, []int{3, 4, 8}, c.GoldLines, "both sides of the guard inserted after line 3, and the modified line 8")
-	assert.True(t, strings.HasPrefix(c.ID, "commits/"+filepath.Base(r.dir)+"/"+fix1[:12]+"/calc.go"))
+	assert.True(t, strings.HasPrefix(c.ID, "commits/"+filepath.Base(r.dir)+"@"+fix1[:12]+"/calc.go"))
+	assert.Equal(t, filepath.Base(r.dir), regexp.MustCompile(DevRepoKey).FindStringSubmatch(c.ID)[2], "spread's key finds the repository")
 
 	t.Run("round trip through LoadCases", func(t *testing.T) {
 		var buf bytes.Buffer

@@ -38,8 +38,8 @@ type caseData struct {
 func (c *caseData) rows() int { return len(c.y) }
 
 // reGroupTail strips what distinguishes cases of the same source: a SWE-bench task number,
-// a commit hash, a log file, a cidiff run number.
-var reGroupTail = regexp.MustCompile(`(__.*$|@[0-9a-f]{7,}$|/failed/.*$|/passed/.*$|_\d+$)`)
+// a commit hash (and the file build-commits adds after it), a log file, a cidiff run number.
+var reGroupTail = regexp.MustCompile(`(__.*$|@[0-9a-f]{7,}(/.*)?$|/failed/.*$|/passed/.*$|_\d+$)`)
 
 // GroupOf is the cross-validation group of a case: its repository or source, so folds never
 // share a repository (documentation cases are grouped by page).

@@ -158,6 +158,8 @@ func TestFoldsKeepGroupsTogether(t *testing.T) {
 	assert.Len(t, perFold, 3, "every fold gets cases")
 	assert.Equal(t, "commits/org/repo1", GroupOf(&cases[12]))
 	assert.Equal(t, "logchunks/Go/proj0@x", GroupOf(&cases[1]))
+	mined := benchmarks.Case{ID: "commits/myrepo@0123456789ab/pkg/calc.go", SourceType: engine.SourceCode}
+	assert.Equal(t, "commits/myrepo", GroupOf(&mined), "build-commits' ids group by repository too")
 }
 
 func TestCrossValidationAndCard(t *testing.T) {
