@@ -580,6 +580,23 @@ Flags:
 	if len(spreads) == 0 {
 		return fmt.Errorf("%s: no case with gold lines", pos[0])
 	}
+	// An aim asked for that names no dataset or source type of the run (a typo, swebench for
+	// swe-bench), or a budget the run lacks, would leave its column empty without a word.
+	asked := explicitFlags(fs).explicit
+	names := map[string]bool{}
+	hasBudget := false
+	for _, c := range results {
+		names[c.Dataset], names[c.SourceType] = true, true
+		hasBudget = hasBudget || c.Budget != nil && *c.Budget == *aimBudget
+	}
+	for _, name := range slices.Sorted(maps.Keys(o.Aims)) {
+		if asked["aims"] && !names[name] {
+			fmt.Fprintf(stderr, "pruner bench spread: warning: aim %q names no dataset or source type of %s\n", name, pos[0])
+		}
+	}
+	if (asked["aims"] || asked["aim-budget"]) && len(o.Aims) > 0 && !hasBudget {
+		fmt.Fprintf(stderr, "pruner bench spread: warning: %s has no result at --aim-budget %g, so no aim applies\n", pos[0], *aimBudget)
+	}
 	return benchmarks.WriteSpreads(stdout, spreads)
 }
 

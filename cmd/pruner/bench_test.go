@@ -192,6 +192,12 @@ func TestBenchSpread(t *testing.T) {
 	// Ids t/0 … t/5 keyed by their digit: six repositories of one case.
 	code, out, stderr := runCLI(t, "", "bench", "spread", cases, "--by", `^t/(\d)`, "--aims", "synthetic=0.5", "--draws", "300")
 	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stderr, "warning", "the aim applies")
+	// An aim that names nothing of the run, or a budget it lacks, is said, not dropped.
+	_, _, warned := runCLI(t, "", "bench", "spread", cases, "--aims", "synthetics=0.5", "--draws", "10")
+	assert.Contains(t, warned, `warning: aim "synthetics" names no dataset or source type of`)
+	_, _, warned = runCLI(t, "", "bench", "spread", cases, "--aims", "synthetic=0.5", "--aim-budget", "0.3", "--draws", "10")
+	assert.Contains(t, warned, "has no result at --aim-budget 0.3, so no aim applies")
 	for _, scorer := range []string{"head", "heuristic"} {
 		assert.Regexp(t, `(?m)^\s*`+scorer+`\s+code\s+synthetic\s+20%\s+6\s+6\s+[01]\.\d{3}\s+.*0\.50\s+\d+\.\d%\s*$`, out)
 		assert.Regexp(t, `(?m)^\s*`+scorer+`\s+code\s+synthetic\s+10%\s+6\s+6\s+[01]\.\d{3}(\s+[01]\.\d{3}){3}\s*$`, out, "no aim at 10%%")
