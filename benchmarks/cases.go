@@ -125,9 +125,29 @@ func loadFile(path string) ([]Case, error) {
 			return nil, fmt.Errorf("load cases %s: %w", path, err)
 		}
 		defer gz.Close()
-		r = gz
+		r = &errRecorder{r: gz}
 	}
-	return decodeCases(r, path)
+	cases, err := decodeCases(r, path)
+	if rec, ok := r.(*errRecorder); ok && rec.err != nil && err != nil {
+		// A truncated or corrupt stream ends in a partial line, which reads as bad JSON:
+		// say what broke instead.
+		return nil, fmt.Errorf("load cases %s: the gzip stream is truncated or corrupt: %w", path, rec.err)
+	}
+	return cases, err
+}
+
+// errRecorder remembers the first error other than io.EOF its reader returned.
+type errRecorder struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errRecorder) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 func decodeCases(r io.Reader, path string) ([]Case, error) {

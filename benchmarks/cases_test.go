@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"bytes"
 	"compress/gzip"
 	"fmt"
 	"os"
@@ -70,6 +71,18 @@ func TestLoadCasesRejects(t *testing.T) {
 	}
 	_, err := LoadCases(filepath.Join(t.TempDir(), "absent.jsonl"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	// A truncated gzip is said as such, not as the bad JSON of its last partial line.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	for i := range 50 {
+		fmt.Fprintf(zw, `{"id":"c%d","source_type":"code","goal_hint":"g","text":"some text to pad the stream out","gold_lines":[1]}`+"\n", i)
+	}
+	require.NoError(t, zw.Close())
+	trunc := filepath.Join(t.TempDir(), "trunc.jsonl.gz")
+	require.NoError(t, os.WriteFile(trunc, gz.Bytes()[:gz.Len()*2/3], 0o644))
+	_, err = LoadCases(trunc)
+	assert.ErrorContains(t, err, "trunc.jsonl.gz: the gzip stream is truncated or corrupt")
 
 	// One file named twice counts every case twice: refused.
 	p := filepath.Join(t.TempDir(), "ok.jsonl")
