@@ -247,6 +247,10 @@ func WriteRunDiffs(w io.Writer, ds []RunDiff, moved int) error {
 			d.Cases, d.MeanDiff, d.Low, d.High, d.Better, d.Worse, d.Same, d.ReductionDiff)
 		if split {
 			for _, h := range d.Halves {
+				if h.Cases == 0 {
+					fmt.Fprint(tw, "n/a (no case)\t") // not a difference of zero
+					continue
+				}
 				fmt.Fprintf(tw, "%+.4f (%d: %d/%d)\t", h.MeanDiff, h.Cases, h.Better, h.Worse)
 			}
 		}
@@ -262,6 +266,11 @@ func WriteRunDiffs(w io.Writer, ds []RunDiff, moved int) error {
 		if d.Fallbacks[0] != d.Fallbacks[1] {
 			fmt.Fprintf(w, "%s %s %s: %d paired cases fell back (text returned whole) in the base run, %d in the other: their recall is not the scorer's\n",
 				d.SourceType, d.Dataset, budgetLabel(d.Budget), d.Fallbacks[0], d.Fallbacks[1])
+		}
+		if d.Halves != nil {
+			if out := d.Cases - d.Halves[0].Cases - d.Halves[1].Cases; out > 0 {
+				fmt.Fprintf(w, "%s %s %s: %d paired cases match --split in neither half (counted in the whole only)\n", d.SourceType, d.Dataset, budgetLabel(d.Budget), out)
+			}
 		}
 		if d.Unpaired > 0 {
 			fmt.Fprintf(w, "%s %s %s: %d cases with gold lines are in one run only (left out)\n", d.SourceType, d.Dataset, budgetLabel(d.Budget), d.Unpaired)

@@ -112,12 +112,18 @@ func TestDiffRunsSplitsByKey(t *testing.T) {
 	assert.Equal(t, 6, b.Cases)
 	assert.InDelta(t, 0.25, b.MeanDiff, 1e-12)
 	assert.Equal(t, 6, b.Better)
+	var out bytes.Buffer
+	require.NoError(t, WriteRunDiffs(&out, ds, 0))
+	assert.Contains(t, out.String(), "1 paired cases match --split in neither half", "the unmatched case is said")
 
 	// Without a group, the whole match is the key.
 	ds, err = DiffRuns(base, other, DiffOptions{Split: regexp.MustCompile(`^elsewhere$`)})
 	require.NoError(t, err)
 	assert.Equal(t, 1, ds[0].Halves[halfOfKey("elsewhere")].Cases)
 	assert.Equal(t, 0, ds[0].Halves[1-halfOfKey("elsewhere")].Cases)
+	out.Reset()
+	require.NoError(t, WriteRunDiffs(&out, ds, 0))
+	assert.Contains(t, out.String(), "n/a (no case)", "an empty half is no difference of zero")
 }
 
 func TestDiffRunsNamedScorers(t *testing.T) {
