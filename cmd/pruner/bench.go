@@ -122,6 +122,9 @@ Flags:
 	if len(modeList) == 0 {
 		return usagef("--modes: empty")
 	}
+	if *svgPath != "" && !slices.Contains(modeList, benchmarks.ModeBudget) {
+		return usagef("--svg plots recall against budget: add budget to --modes, or leave --svg out")
+	}
 	if a := benchmarks.Accounting(*accounting); a != benchmarks.AccountingEngine && a != benchmarks.AccountingLines {
 		return usagef("--accounting must be engine or lines, got %q", *accounting)
 	}

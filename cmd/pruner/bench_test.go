@@ -259,3 +259,22 @@ func TestBenchDiff(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "not a per-case result", "a case file is not a results file")
 }
+
+// TestBenchRefusesWhatWouldMislead: a run that names a scorer or a budget twice (rows counted
+// twice), or asks for a chart of budgets it does not run, is a usage error, not a quiet
+// result.
+func TestBenchRefusesWhatWouldMislead(t *testing.T) {
+	data := benchCases(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--scorers", "head,head"}, "--scorers: head twice"},
+		{[]string{"--scorers", "head", "--budgets", "0.1,0.1"}, "--budgets: 0.1 twice"},
+		{[]string{"--scorers", "head", "--modes", "natural", "--svg", filepath.Join(t.TempDir(), "x.svg")}, "--svg plots recall against budget"},
+	} {
+		code, _, stderr := runCLI(t, "", append([]string{"bench", "--data", data, "--quiet"}, tc.args...)...)
+		assert.Equal(t, 2, code, "%v", tc.args)
+		assert.Contains(t, stderr, tc.want)
+	}
+}
