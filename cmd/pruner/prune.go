@@ -84,12 +84,31 @@ Flags:
 	if len(pos) == 1 {
 		path = pos[0]
 	}
-	text, err := readInput(path, stdin)
+	// Past 4 bytes a character of --max-input-chars a text is sure to be too large to prune:
+	// without --json it streams through unchanged instead of filling memory (pruner prune on
+	// an endless pipe is cat); --json needs it whole in its payload.
+	limit := int64(-1)
+	if !*asJSON && cfg.maxInputChars >= 1 {
+		limit = 4*int64(cfg.maxInputChars) + 1
+	}
+	text, rest, err := readInput(path, stdin, limit)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && boolHint(pos) != "" {
 			return usagef("%v%s", err, boolHint(pos))
 		}
 		return err
+	}
+	if rest != nil {
+		defer rest.Close()
+		if _, err := io.WriteString(stdout, text); err != nil {
+			return err
+		}
+		if _, err := io.Copy(stdout, rest); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "pruner: returned unchanged, warnings: %s (the text is over %d characters; --max-input-chars raises the limit)\n",
+			engine.WarnInputTooLarge, cfg.maxInputChars)
+		return nil
 	}
 	st := engine.SourceType(*sourceType)
 	if st == "" {
@@ -208,16 +227,28 @@ const (
 	cliMinKeepLines  = 20
 )
 
-func readInput(path string, stdin io.Reader) (string, error) {
-	if path == "" || path == "-" {
-		b, err := io.ReadAll(stdin)
-		return string(b), err
+// readInput reads FILE, or stdin for "" and "-". With limit >= 0 it stops after limit bytes
+// and, when there is more, returns what it read and the rest, still to be read (and closed);
+// rest is nil when the whole input is in text.
+func readInput(path string, stdin io.Reader, limit int64) (text string, rest io.ReadCloser, err error) {
+	in := io.NopCloser(stdin)
+	if path != "" && path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", nil, err
+		}
+		in = f
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
+	r := io.Reader(in)
+	if limit >= 0 {
+		r = io.LimitReader(in, limit)
 	}
-	return string(b), nil
+	b, err := io.ReadAll(r)
+	if err != nil || limit < 0 || int64(len(b)) < limit {
+		in.Close()
+		return string(b), nil, err
+	}
+	return string(b), in, nil
 }
 
 // guessSourceType maps a file name to a source type: logs by extension or name, docs for

@@ -145,6 +145,21 @@ func TestPruneCommandInvalidUTF8(t *testing.T) {
 	assert.Contains(t, stderr, "the input is not valid UTF-8")
 }
 
+// TestPruneCommandStreamsWhatIsTooLarge: without --json, a text sure to be over
+// --max-input-chars (more than 4 bytes a character of it) is copied through unchanged as it
+// is read, not held whole: pruner prune on an endless pipe is cat.
+func TestPruneCommandStreamsWhatIsTooLarge(t *testing.T) {
+	text := strings.Repeat("a line of a large log, nothing to prune here\n", 2000)
+	code, out, stderr := runCLI(t, text, "prune", "-", "--goal", "x", "--max-input-chars", "100")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, text, out)
+	assert.Contains(t, stderr, "returned unchanged, warnings: input_too_large (the text is over 100 characters")
+	// --json needs the text whole: the engine answers, unchanged, with the payload.
+	code, out, stderr = runCLI(t, text, "prune", "-", "--goal", "x", "--max-input-chars", "100", "--json")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, `"input_too_large"`)
+}
+
 func TestHelpAndVersion(t *testing.T) {
 	code, out, _ := runCLI(t, "", "--help")
 	assert.Equal(t, 0, code)
