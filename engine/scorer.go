@@ -196,6 +196,28 @@ func (r *Registry) Allow(specs ...string) error {
 	return nil
 }
 
+// AllowedByName reports whether spec is allowed by name: a "family:arg" spec Allow named
+// exactly, or any spec while Allow has not been called. A family opened with "family:*" does
+// not count: a factory that builds another family's spec inside its own (a plugin serving
+// "onnx:DIR") asks whether that inner spec was allowed, by name or by its family (Allows).
+func (r *Registry) AllowedByName(spec string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.allowed == nil || r.allowed[spec]
+}
+
+// Allows reports whether Get may build spec: a registered name, or a "family:arg" spec
+// allowed by name or by an open family (Allow).
+func (r *Registry) Allows(spec string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.scorers[spec]; ok || r.allowed == nil {
+		return true
+	}
+	prefix, _, _ := strings.Cut(spec, ":")
+	return r.allowed[spec] || r.open[prefix]
+}
+
 // familiesLocked lists the registered families' prefixes, sorted.
 func (r *Registry) familiesLocked() string {
 	names := make([]string, 0, len(r.families))

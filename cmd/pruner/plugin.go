@@ -123,6 +123,14 @@ func registerPlugins(reg *engine.Registry, c *engineConfig) error {
 				if err := servable(reg, name); err != nil {
 					return nil, err
 				}
+				// plugin:* is open to clients (the operator's plugins and built-ins), but a
+				// built-in family spec inside it names a directory to load or a URL to call:
+				// it is built only if the spec is allowed itself, or the operator named the
+				// plugin form exactly (--scorer, --allow-scorers).
+				if strings.Contains(name, ":") && !reg.Allows(name) && !reg.AllowedByName(pluginFamily+":"+arg) {
+					return nil, fmt.Errorf("scorer %q: %w: a client may name %q only when the operator allows it (--allow-scorers)",
+						pluginFamily+":"+arg, engine.ErrScorerNotAllowed, name)
+				}
 				bin, err := self()
 				if err != nil {
 					return nil, err

@@ -241,3 +241,38 @@ func writeJSON(t *testing.T, path string, v any) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, data, 0o600))
 }
+
+// TestBuiltinPluginsObeyTheAllowList: a server's clients may name plugin:* (the operator's
+// plugins and the built-ins), but a built-in family spec in it (plugin:builtin/swepruner:URL,
+// plugin:builtin/onnx:DIR) names a URL to call or a directory to load: it is built only when
+// the inner spec is allowed, or the operator named the plugin form itself. It used to be
+// built for any client, which sent the text to any URL.
+func TestBuiltinPluginsObeyTheAllowList(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cfg    engineConfig
+		spec   string
+		denied bool
+	}{
+		{name: "a URL no one allowed", spec: "plugin:builtin/swepruner:http://127.0.0.1:1/x", denied: true},
+		{name: "a directory no one allowed", spec: "plugin:builtin/onnx:/etc", denied: true},
+		{name: "a registered built-in", spec: "plugin:builtin/heuristic"},
+		{name: "the inner spec allowed", cfg: engineConfig{allowScorers: "swepruner:http://127.0.0.1:1/x"}, spec: "plugin:builtin/swepruner:http://127.0.0.1:1/x"},
+		{name: "its family opened", cfg: engineConfig{allowScorers: "swepruner:*"}, spec: "plugin:builtin/swepruner:http://127.0.0.1:1/y"},
+		{name: "the plugin form named by the operator", cfg: engineConfig{scorer: "plugin:builtin/swepruner:http://127.0.0.1:1/z"}, spec: "plugin:builtin/swepruner:http://127.0.0.1:1/z"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.cfg
+			reg, err := newRegistry(&c)
+			require.NoError(t, err)
+			t.Cleanup(func() { reg.Close() })
+			require.NoError(t, reg.Allow(allowedSpecs(&c)...))
+			_, err = reg.Get(context.Background(), tc.spec)
+			if tc.denied {
+				assert.ErrorIs(t, err, engine.ErrScorerNotAllowed)
+			} else {
+				assert.NoError(t, err)
+			}
+		})
+	}
+}
