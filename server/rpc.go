@@ -190,18 +190,63 @@ func (h *rpcHandler) serveBatch(ctx context.Context, w http.ResponseWriter, body
 			Code: codeInvalidRequest, Message: "invalid request: batch of " + strconv.Itoa(len(items)) + " entries, at most " + strconv.Itoa(maxBatch) + " allowed"}})
 		return
 	}
-	var out []*rpcResponse
+	// The answers are encoded as they come, and once they pass maxBatchAnswer the calls left
+	// are answered with an error instead of run: each call is bounded (a recovery asks for at
+	// most twice its text, or 1 MiB), but 32 recoveries of control characters, escaped twice
+	// over, made one 18 KB request a 413 MB answer.
+	b := []byte{'['}
+	answers := 0
 	base := requestID(ctx)
 	for i, item := range items {
-		if resp := h.handleOne(withRequestID(ctx, base+"."+strconv.Itoa(i)), item, nil); resp != nil {
-			out = append(out, resp)
+		var resp *rpcResponse
+		if len(b) > maxBatchAnswer {
+			resp = batchTooLarge(item)
+		} else {
+			resp = h.handleOne(withRequestID(ctx, base+"."+strconv.Itoa(i)), item, nil)
 		}
+		if resp == nil {
+			continue // a notification
+		}
+		if answers > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = resp.appendTo(b); err != nil {
+			http.Error(w, "encoding response: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		b = b[:len(b)-1] // appendTo ends a line; in the array, the next element follows
+		answers++
 	}
-	if len(out) == 0 {
+	if answers == 0 {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	w.Write(append(b, ']', '\n'))
+}
+
+// maxBatchAnswer is the size past which a batch's remaining calls are refused, not run.
+var maxBatchAnswer = 64 << 20 // a variable for the tests
+
+// batchTooLarge answers a batch entry left unrun because the batch's answers grew past
+// maxBatchAnswer: nil for a notification, else -32600 with the entry's id.
+func batchTooLarge(item []byte) *rpcResponse {
+	id := nullID
+	if fields, ok := objectFields(item); ok {
+		raw, hasID := fields["id"]
+		if !hasID {
+			if _, isCall := fields["method"]; isCall {
+				return nil // a notification: no answer
+			}
+		} else if validID(raw) {
+			id = raw
+		}
+	}
+	return &rpcResponse{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: codeInvalidRequest,
+		Message: "batch_answer_too_large: this batch's answers passed " + strconv.Itoa(maxBatchAnswer) + " bytes before this call; send it in another request",
+		Data:    map[string]any{"code": "batch_answer_too_large", "max_batch_answer_bytes": maxBatchAnswer}}}
 }
 
 var nullID = json.RawMessage("null")
