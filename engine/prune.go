@@ -287,15 +287,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 		}
 		return counted{total: e.tokens.Count(req.Text), costs: e.lineCosts(ls.raw)}
 	}
-	before := make(chan counted, 1)
-	settled.hold() // a panic in Prune may leave the count running
-	go func() {
-		var c counted
-		if p := settled.finish(func() { c = count() }); p != nil {
-			c = counted{total: -1} // re-raised below, where the deferred recover turns it into a fallback
-		}
-		before <- c
-	}()
+	before := goHeld(settled, count) // held: a panic in Prune may leave the count running
 
 	lines := ls.content()
 	// The protection rules need only the lines: on a long text they run while the scorer
@@ -316,21 +308,22 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	// takes seconds), the answer does not wait for it: the text comes back unchanged with an
 	// estimate, as the seed's tokens_est_* allow. The count finishes in the background,
 	// holding the request's slot (settled) until then.
-	var c counted
+	var h held[counted]
 	select {
-	case c = <-before:
+	case h = <-before:
 	default:
 		select {
-		case c = <-before:
+		case h = <-before:
 		case <-ctx.Done():
 			return failed(e.fallback(id, req.Text, start, estimateTokens(req.Text), WarnTimeout), name,
 				fmt.Errorf("counting the text's tokens: %w", ctx.Err())), nil
 		}
 	}
-	tokensBefore := c.total
-	if tokensBefore < 0 {
-		panic("engine: token counter failed")
+	if h.panicked != nil {
+		panic("engine: token counter failed") // the deferred recover turns it into a fallback
 	}
+	c := h.v
+	tokensBefore := c.total
 	if scoreErr != nil {
 		warn := WarnScorerError
 		if errors.Is(scoreErr, context.DeadlineExceeded) {
@@ -389,23 +382,12 @@ func (e *Engine) selectWithin(ctx context.Context, settled *settler, ls lineSet,
 	if !long {
 		return sel()
 	}
-	type outcome struct {
-		r        *Result
-		panicked any
-	}
-	done := make(chan outcome, 1)
-	settled.hold()
-	go func() {
-		var o outcome
-		o.panicked = settled.finish(func() { o.r = sel() })
-		done <- o
-	}()
 	select {
-	case o := <-done:
-		if o.panicked != nil {
-			panic(o.panicked) // Prune's recover answers it, as when the selection ran here
+	case h := <-goHeld(settled, sel):
+		if h.panicked != nil {
+			panic(h.panicked) // Prune's recover answers it, as when the selection ran here
 		}
-		return o.r
+		return h.v
 	case <-ctx.Done():
 		return nil
 	}
@@ -478,22 +460,21 @@ func callScorer(ctx context.Context, settled *settler, s Scorer, req *ScoreReque
 		resp *ScoreResponse
 		err  error
 	}
-	done := make(chan outcome, 1)
-	settled.hold()
-	go func() {
-		var o outcome
-		if p := settled.finish(func() { o.resp, o.err = s.Score(ctx, req) }); p != nil {
-			o = outcome{err: fmt.Errorf("scorer panicked: %v", p)}
-		}
-		done <- o
-	}()
+	done := goHeld(settled, func() outcome {
+		resp, err := s.Score(ctx, req)
+		return outcome{resp, err}
+	})
 	if meanwhile != nil {
 		meanwhile()
 	}
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
-	case o := <-done:
+	case h := <-done:
+		o := h.v
+		if h.panicked != nil {
+			o = outcome{err: fmt.Errorf("scorer panicked: %v", h.panicked)}
+		}
 		if o.err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

@@ -38,3 +38,22 @@ func (s *settler) finish(f func()) (panicked any) {
 	f()
 	return nil
 }
+
+// held is what a goroutine started by goHeld ended with: f's value, or what f panicked with.
+type held[T any] struct {
+	v        T
+	panicked any
+}
+
+// goHeld runs f in a goroutine that holds s until f returns or panics, and delivers how it
+// ended on the channel it returns (buffered: nobody need read it).
+func goHeld[T any](s *settler, f func() T) <-chan held[T] {
+	done := make(chan held[T], 1)
+	s.hold()
+	go func() {
+		var h held[T]
+		h.panicked = s.finish(func() { h.v = f() })
+		done <- h
+	}()
+	return done
+}
