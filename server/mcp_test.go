@@ -194,6 +194,33 @@ func TestMCPSessionsAreBounded(t *testing.T) {
 	assert.Contains(t, string(body), `"result"`)
 }
 
+// TestMCPOnlyInitializeMakesRoom: at the session cap, only an initialize closes a session to
+// make room: a sessionless ping, notification or bad JSON, which open none, used to close a
+// live one each.
+func TestMCPOnlyInitializeMakesRoom(t *testing.T) {
+	const max = 2
+	env := newEnv(t, func(c *server.Config) { c.MaxSessions = max })
+	url := env.http.URL + "/mcp"
+	var sessions []string
+	for range max {
+		status, sid := mcpPost(t, url, "", mcpInitialize)
+		require.Equal(t, http.StatusOK, status)
+		sessions = append(sessions, sid)
+	}
+	for _, body := range []string{`{"jsonrpc":"2.0","id":9,"method":"ping"}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, `{not json`} {
+		mcpPost(t, url, "", body)
+	}
+	for _, sid := range sessions {
+		status, _ := mcpPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		assert.Equal(t, http.StatusAccepted, status, "session %s is still open", sid)
+	}
+	// An initialize still makes room: the least recently used session closes.
+	status, _ := mcpPost(t, url, "", mcpInitialize)
+	require.Equal(t, http.StatusOK, status)
+	status, _ = mcpPost(t, url, sessions[0], `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	assert.Equal(t, http.StatusNotFound, status)
+}
+
 // TestMCPSessionErrorsHaveACode: over Streamable HTTP too, the SDK's code-0 answer to a second
 // initialize in a session reaches the client as -32600 Invalid Request; the rest of the event
 // is as the SDK wrote it.

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"cmp"
+	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -51,7 +53,7 @@ func (c *sessionCap) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(sessionHeader)
 		if id == "" {
-			if r.Method == http.MethodPost {
+			if r.Method == http.MethodPost && opensSession(r) {
 				c.creating.Add(1)
 				defer c.creating.Add(-1)
 				c.makeRoom()
@@ -156,4 +158,19 @@ func (c *sessionCap) makeRoom() {
 		c.log.Info("closing the least recently used MCP session: too many sessions open", "session_id", ss.ID(), "max_sessions", c.max)
 		ss.Close()
 	}
+}
+
+// opensSession reports whether POST r is an initialize, the one request that makes a session:
+// only for it does a full server close a session to make room. A ping, a notification or bad
+// JSON without a session id used to close a live session at the cap and open none. It reads
+// the body's first bytes (a request names its method there: memberOfHead) and puts them back.
+func opensSession(r *http.Request) bool {
+	head := make([]byte, tooLongHead)
+	n, _ := io.ReadFull(r.Body, head)
+	head = head[:n]
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+	return string(memberOfHead(head, "method")) == `"initialize"`
 }

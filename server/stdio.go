@@ -446,26 +446,36 @@ func writeAnswer(out io.Writer, r *rpcResponse) {
 // idOfHead returns the id of the request whose first bytes are head, when an "id" member
 // comes, whole, among the top-level members head holds before it ends; else null.
 func idOfHead(head []byte) json.RawMessage {
+	v := memberOfHead(head, "id")
+	if v == nil || !validID(v) || bytes.Equal(v, []byte("null")) {
+		return nullID
+	}
+	return v
+}
+
+// memberOfHead returns the value of the top-level member name of the JSON object whose first
+// bytes are head, when it comes whole before head ends (a value that ends where head ends may
+// go on past it: 12 of 123); else nil.
+func memberOfHead(head []byte, name string) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(head))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nullID
+		return nil
 	}
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return nullID
+			return nil
 		}
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return nullID
+			return nil
 		}
-		if key == "id" {
-			// A value that ends where head ends may go on past it (12 of 123).
-			if !validID(v) || bytes.Equal(bytes.TrimSpace(v), []byte("null")) || int(dec.InputOffset()) >= len(head) {
-				return nullID
+		if key == name {
+			if int(dec.InputOffset()) >= len(head) {
+				return nil
 			}
-			return v
+			return bytes.TrimSpace(v)
 		}
 	}
-	return nullID
+	return nil
 }
