@@ -345,7 +345,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	if req.Threshold != nil {
 		threshold = *req.Threshold
 	}
-	res = e.selectWithin(ctx, settled, ls, func() *Result {
+	res = selectWithin(ctx, settled, ls, func() *Result {
 		return e.selectAndRender(ctx, ls, lines, pr, req, resp, threshold, id, tokensBefore, c.costs, c.numbered)
 	})
 	if err := ctx.Err(); err != nil {
@@ -371,7 +371,7 @@ const longLineBytes = 64 << 10
 // the deadline between lines. Otherwise the selection runs in one of its own, holding the
 // request's slot (settled) until it ends, so that the answer (a timeout) does not wait for the
 // count of one huge line.
-func (e *Engine) selectWithin(ctx context.Context, settled *settler, ls lineSet, sel func() *Result) *Result {
+func selectWithin(ctx context.Context, settled *settler, ls lineSet, sel func() *Result) *Result {
 	long := false
 	for _, l := range ls.raw {
 		if len(l) > longLineBytes {

@@ -211,11 +211,17 @@ func (r *Registry) AllowedByName(spec string) bool {
 func (r *Registry) Allows(spec string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.scorers[spec]; ok || r.allowed == nil {
+	if _, ok := r.scorers[spec]; ok {
 		return true
 	}
 	prefix, _, _ := strings.Cut(spec, ":")
-	return r.allowed[spec] || r.open[prefix]
+	return r.permitsLocked(spec, prefix)
+}
+
+// permitsLocked is Allow's rule for family spec (of family prefix): every spec before Allow
+// is called, then those named or of a family opened with "family:*". The caller holds r.mu.
+func (r *Registry) permitsLocked(spec, prefix string) bool {
+	return r.allowed == nil || r.allowed[spec] || r.open[prefix]
 }
 
 // familiesLocked lists the registered families' prefixes, sorted.
@@ -247,7 +253,7 @@ func (r *Registry) Get(ctx context.Context, spec string) (Scorer, error) {
 		r.mu.Unlock()
 		return nil, err
 	}
-	if r.allowed != nil && !r.allowed[spec] && !r.open[prefix] {
+	if !r.permitsLocked(spec, prefix) {
 		r.mu.Unlock()
 		return nil, fmt.Errorf("scorer %q: %w: this server builds %s: scorers only for the arguments its operator allowed", spec, ErrScorerNotAllowed, prefix)
 	}

@@ -165,7 +165,7 @@ func (c *sessionCap) makeRoom() {
 // JSON without a session id used to close a live session at the cap and open none. It reads
 // the body's first bytes (a request names its method there: memberOfHead) and puts them back.
 func opensSession(r *http.Request) bool {
-	head := make([]byte, tooLongHead)
+	head := make([]byte, requestHead)
 	n, _ := io.ReadFull(r.Body, head)
 	head = head[:n]
 	r.Body = struct {

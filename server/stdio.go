@@ -334,13 +334,15 @@ func (a answerWatch) Write(p []byte) (int, error) {
 	return a.w.Write(p)
 }
 
-// tooLongHead is how much of a line over the limit readLine keeps: enough to find the id of
-// a request written the usual way, {"jsonrpc":"2.0","id":…,"method":…,"params":…}.
-const tooLongHead = 4096
+// requestHead is how much of a request's first bytes the server reads its members from
+// (memberOfHead): the id of a stdio line over the limit (readLine keeps that much of it), the
+// method of a sessionless /mcp POST. Enough for a request written the usual way,
+// {"jsonrpc":"2.0","id":…,"method":…,"params":…}.
+const requestHead = 4096
 
 // readLine appends the next line of br (without its newline) to buf. A line over max bytes
 // is read to its end and dropped: tooLong reports it, and the line returned is its first
-// tooLongHead bytes at most (idOfHead reads the request's id there).
+// requestHead bytes at most (idOfHead reads the request's id there).
 func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -351,10 +353,10 @@ func readLine(br *bufio.Reader, buf []byte, max int) (line []byte, tooLong bool,
 			}
 			if n > max {
 				tooLong = true
-				if len(buf) < tooLongHead {
-					buf = append(buf, chunk[:min(len(chunk), tooLongHead-len(buf))]...)
+				if len(buf) < requestHead {
+					buf = append(buf, chunk[:min(len(chunk), requestHead-len(buf))]...)
 				}
-				buf = buf[:min(len(buf), tooLongHead)]
+				buf = buf[:min(len(buf), requestHead)]
 			} else {
 				buf = append(buf, chunk...)
 			}

@@ -47,8 +47,8 @@ func TestReadLine(t *testing.T) {
 	assert.Equal(t, []got{
 		{"a", false},
 		{strings.Repeat("x", max), false},
-		{strings.Repeat("x", min(max+1, tooLongHead)), true},
-		{long[:min(len(long), tooLongHead)], true},
+		{strings.Repeat("x", min(max+1, requestHead)), true},
+		{long[:min(len(long), requestHead)], true},
 		{"", false},
 		{"b\r", false},
 		{"tail without newline", false},

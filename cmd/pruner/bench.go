@@ -104,13 +104,13 @@ Flags:
 	if err != nil {
 		return usagef("--budgets: %v", err)
 	}
-	for i, b := range budgetList {
+	for _, b := range budgetList {
 		if !(b > 0 && b <= 1) {
 			return usagef("--budgets: %v is outside (0, 1]", b)
 		}
-		if slices.Contains(budgetList[:i], b) {
-			return usagef("--budgets: %v twice (each row once)", b)
-		}
+	}
+	if b, twice := firstRepeat(budgetList); twice {
+		return usagef("--budgets: %v twice (each row once)", b)
 	}
 	var modeList []benchmarks.Mode
 	for _, m := range benchList(*modes) {
@@ -157,10 +157,8 @@ Flags:
 	if len(names) == 0 {
 		names = defaultBenchScorers(reg)
 	}
-	for i, n := range names {
-		if slices.Contains(names[:i], n) {
-			return usagef("--scorers: %s twice (each row once)", n)
-		}
+	if n, twice := firstRepeat(names); twice {
+		return usagef("--scorers: %s twice (each row once)", n)
 	}
 	var pair []string
 	if *compare != "" {
@@ -641,6 +639,17 @@ func parseAims(s string) (map[string]float64, error) {
 		aims[name] = r
 	}
 	return aims, nil
+}
+
+// firstRepeat returns the first element of xs that an earlier one equals, if any.
+func firstRepeat[T comparable](xs []T) (T, bool) {
+	for i, x := range xs {
+		if slices.Contains(xs[:i], x) {
+			return x, true
+		}
+	}
+	var zero T
+	return zero, false
 }
 
 func benchFlagSet(name string, stdout, stderr io.Writer) *flag.FlagSet {
