@@ -294,21 +294,35 @@ func underlines(title, rule string) bool {
 }
 
 // protectDirectives protects ⟦NO_PRUNE_BEGIN⟧ … ⟦NO_PRUNE_END⟧ regions, both directive lines
-// included, as single units. An unterminated region runs to the end of the text.
+// included, as single units. The directives are read in order wherever they sit in a line, and
+// they nest: an END closes the innermost open BEGIN, so a line that names both (prose about the
+// directives) is a region of its own line, and a region inside another does not end the outer
+// one. An END with no open BEGIN does nothing; a region never closed runs to the end of the
+// text (protecting too much loses nothing).
 func protectDirectives(lines []string, prot []uint8, joinPrev []bool) {
-	inside := false
+	depth := 0
 	for i, l := range lines {
-		if !inside {
-			if strings.Contains(l, NoPruneBegin) {
-				inside = true
-				prot[i] = protHard
-			}
+		if depth > 0 {
+			prot[i] = protHard
+			joinPrev[i] = true
+		}
+		if !strings.Contains(l, "⟦NO_PRUNE_") {
 			continue
 		}
-		prot[i] = protHard
-		joinPrev[i] = true
-		if strings.Contains(l, NoPruneEnd) {
-			inside = false
+		for rest := l; ; {
+			b, e := strings.Index(rest, NoPruneBegin), strings.Index(rest, NoPruneEnd)
+			switch {
+			case b >= 0 && (e < 0 || b < e):
+				depth++
+				prot[i] = protHard
+				rest = rest[b+len(NoPruneBegin):]
+				continue
+			case e >= 0:
+				depth = max(0, depth-1)
+				rest = rest[e+len(NoPruneEnd):]
+				continue
+			}
+			break
 		}
 	}
 }

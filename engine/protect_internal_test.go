@@ -195,3 +195,45 @@ func FuzzContainsFold(f *testing.F) {
 	f.Add("xKy", "k")
 	f.Fuzz(checkContainsFold)
 }
+
+// TestProtectDirectives checks which lines the ⟦NO_PRUNE⟧ directives protect and which join
+// the line above into one unit. Prose naming both directives on one line once protected the
+// rest of the text (README.md's own mention did), and a region nested in another ended both.
+func TestProtectDirectives(t *testing.T) {
+	tests := []struct {
+		name      string
+		text      string
+		protected string // one character a line: p protected, . not
+		joined    string // one character a line: j joined to the line above, . not
+	}{
+		{"a region, both directive lines included", "a\n⟦NO_PRUNE_BEGIN⟧\nb\n⟦NO_PRUNE_END⟧\nc", ".ppp.", "..jj."},
+		{"prose naming both directives is a region of its own line", "a\nwrap it in `⟦NO_PRUNE_BEGIN⟧` and `⟦NO_PRUNE_END⟧` lines\nb\nc", ".p..", "...."},
+		{"nested regions end with the outer END", "⟦NO_PRUNE_BEGIN⟧\nx\n⟦NO_PRUNE_BEGIN⟧\ny\n⟦NO_PRUNE_END⟧\nouter\n⟦NO_PRUNE_END⟧\nz", "ppppppp.", ".jjjjjj."},
+		{"an END with no BEGIN does nothing", "a\n⟦NO_PRUNE_END⟧\n⟦NO_PRUNE_BEGIN⟧\nb\n⟦NO_PRUNE_END⟧\nc", "..ppp.", "...jj."},
+		{"END then BEGIN on one line inside a region keeps it open", "⟦NO_PRUNE_BEGIN⟧\n⟦NO_PRUNE_END⟧ ⟦NO_PRUNE_BEGIN⟧\nx\n⟦NO_PRUNE_END⟧\ny", "pppp.", ".jjj."},
+		{"a region never closed runs to the end", "a\n⟦NO_PRUNE_BEGIN⟧\nb\nc", ".ppp", "..jj"},
+		{"directives inside other text still count", "a\n// ⟦NO_PRUNE_BEGIN⟧ keep\nb\n# ⟦NO_PRUNE_END⟧\nc", ".ppp.", "..jj."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines := strings.Split(tt.text, "\n")
+			prot := make([]uint8, len(lines))
+			joined := make([]bool, len(lines))
+			protectDirectives(lines, prot, joined)
+			var gotProt, gotJoined strings.Builder
+			for i := range lines {
+				gotProt.WriteByte(mark(prot[i] == protHard, 'p'))
+				gotJoined.WriteByte(mark(joined[i], 'j'))
+			}
+			assert.Equal(t, tt.protected, gotProt.String())
+			assert.Equal(t, tt.joined, gotJoined.String())
+		})
+	}
+}
+
+func mark(set bool, c byte) byte {
+	if set {
+		return c
+	}
+	return '.'
+}
