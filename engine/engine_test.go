@@ -1181,3 +1181,29 @@ func TestPruneDoesNotWaitForTheOutputCountPastItsDeadline(t *testing.T) {
 	close(counter.open)
 	require.Eventually(t, settled.Load, 10*time.Second, time.Millisecond, "settled once the count ends")
 }
+
+// TestPruneAnnotateLinesCutsTheSameLines: without a token budget, annotate_lines changes
+// only how kept lines are written, never which are cut (seed §5.1: no effect on the
+// annotations). The prefixes' tokens were priced, so runs of short lines that cost less than
+// a marker plain cost more numbered, and stayed cut.
+func TestPruneAnnotateLinesCutsTheSameLines(t *testing.T) {
+	f := newFixture(t, 0)
+	r := rand.New(rand.NewPCG(3, 5))
+	words := []string{"x", "y := 1", "return", "}", "if err != nil {", "needle()", "// note", ""}
+	for c := 0; c < 200; c++ {
+		lines := make([]string, 20+r.IntN(200))
+		for i := range lines {
+			lines[i] = words[r.IntN(len(words))]
+		}
+		o := opts(0.55, r.IntN(10))
+		req := &engine.Request{Text: strings.Join(lines, "\n"), GoalHint: "needle", SourceType: engine.SourceCode, Options: o, Scorer: "hash"}
+		plain, err := f.eng.Prune(context.Background(), req)
+		require.NoError(t, err)
+		numbered := *req
+		numbered.Options.AnnotateLines = true
+		got, err := f.eng.Prune(context.Background(), &numbered)
+		require.NoError(t, err)
+		require.Equal(t, plain.Kept, got.Kept, "case %d", c)
+		require.Equal(t, len(plain.Annotations), len(got.Annotations), "case %d", c)
+	}
+}

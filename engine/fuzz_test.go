@@ -58,5 +58,12 @@ func FuzzPrune(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, res.Kept, again.Kept, "same input, same selection")
 		require.Equal(t, strings.ReplaceAll(res.PrunedText, res.PruneID, "ID"), strings.ReplaceAll(again.PrunedText, again.PruneID, "ID"))
+		if req.TokenBudget == 0 && !res.Stats.UsedFallback {
+			flipped := *req
+			flipped.Options.AnnotateLines = !o.AnnotateLines
+			other, err := fx.eng.Prune(context.Background(), &flipped)
+			require.NoError(t, err)
+			require.Equal(t, res.Kept, other.Kept, "annotate_lines changes no annotation (seed 5.1)")
+		}
 	})
 }

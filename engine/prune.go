@@ -510,7 +510,10 @@ func validScores(r *ScoreResponse, n int) error {
 }
 
 // selectAndRender applies the rules and constraints and renders the result. lineCost holds
-// each line's price (lineCosts), to which it adds the line-number prefixes'. Once ctx is done
+// each line's price (lineCosts), to which it adds the line-number prefixes' under a token
+// budget, which caps the output as rendered. Without a budget the prefixes are not priced:
+// seed §5.1 says annotate_lines leaves the annotations unchanged, so it must not change
+// which lines are cut (priced, they made short runs dearer than their marker). Once ctx is done
 // it stops and returns nil, for the caller to fail open: on a long text, rendering and
 // counting take milliseconds, and the exact-budget trim may repeat them 64 times.
 func (e *Engine) selectAndRender(ctx context.Context, ls lineSet, lines []string, pr protection, req *Request, resp *ScoreResponse, threshold float64, id string, tokensBefore int, lineCost []int, numbered *numberedCounts) *Result {
@@ -518,7 +521,7 @@ func (e *Engine) selectAndRender(ctx context.Context, ls lineSet, lines []string
 	o := req.Options
 	prot, joinPrev := pr.prot, pr.joinPrev
 	restNL := lineCost // the lines' own prices, for counting a numbered output
-	if o.AnnotateLines {
+	if o.AnnotateLines && req.TokenBudget > 0 {
 		restNL = slices.Clone(lineCost)
 		for i, l := range ls.raw {
 			lineCost[i] += prefixCost(i+1, l)
