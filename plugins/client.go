@@ -148,10 +148,35 @@ type process struct {
 
 // kill ends the plugin (go-plugin asks it to exit, then kills it) and then whatever it
 // started that is still running, so a plugin that forks workers leaks none at a restart.
+// go-plugin's Kill returns only once the plugin's stdout and stderr are closed, and a
+// command a script left running in the background holds them open, so Kill gets killWait
+// to end the plugin gracefully before the whole group is killed, which closes the pipes.
 func (p *process) kill() {
-	p.pc.Kill()
-	killGroup(p.pgid)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.pc.Kill()
+	}()
+	t := time.NewTimer(killWait)
+	defer t.Stop()
+	select {
+	case <-done:
+		killGroup(p.pgid)
+	case <-t.C:
+		killGroup(p.pgid)
+		// A process that left the group (setsid) may hold the pipes still; Kill ends
+		// without us once it exits.
+		t.Reset(killWait)
+		select {
+		case <-done:
+		case <-t.C:
+		}
+	}
 }
+
+// killWait is how long kill lets go-plugin end a plugin before killing its process group:
+// go-plugin asks the plugin to exit and kills it after 2 s.
+const killWait = 3 * time.Second
 
 var (
 	_ engine.Scorer    = (*Client)(nil)
@@ -441,10 +466,13 @@ func (c *Client) replace(p *process, why string) {
 		return
 	}
 	fmt.Fprintf(c.cfg.Logs, "plugin %q (pid %d) %s; restarting on next use\n", c.cfg.Name, p.pid, why)
-	// A hung process would not exit gracefully: kill it outright, then let go-plugin clean up.
+	// A hung process would not exit gracefully: kill it and its group outright (what it
+	// started would hold its pipes, and go-plugin's clean-up with them), then let go-plugin
+	// clean up.
 	if p.osProc != nil {
 		_ = p.osProc.Kill()
 	}
+	killGroup(p.pgid)
 	p.kill()
 }
 
@@ -477,10 +505,12 @@ func (c *Client) start(ctx context.Context) (*process, engine.ScorerInfo, error)
 		Logger:           hclog.New(&hclog.LoggerOptions{Name: "plugin." + c.cfg.Name, Output: c.cfg.Logs, Level: hclog.Warn}),
 	})
 	fail := func(sentinel, err error) (*process, engine.ScorerInfo, error) {
-		pc.Kill()
+		// The group first: what the process started holds its pipes, and go-plugin's Kill
+		// waits for them to close.
 		if cmd.Process != nil {
 			killGroup(cmd.Process.Pid)
 		}
+		pc.Kill()
 		return nil, info, fmt.Errorf("plugin %q: %w: %v", c.cfg.Name, sentinel, err)
 	}
 	// No go-plugin SecureConfig: it would hash the file by name again; openPinned hashed

@@ -61,3 +61,55 @@ func running(pid int) bool {
 	i := strings.LastIndexByte(st, ')')
 	return i >= 0 && i+2 < len(st) && st[i+2] != 'Z'
 }
+
+// TestBackgroundCommandsOfAScriptDieWithIt: a script plugin's background command inherits the
+// plugin's stdout and stderr, and go-plugin's Kill waits until every holder of those pipes has
+// exited. The process group was killed only after Kill returned, so a crash held its call
+// until the command ended, a close never returned, and the command outlived both. Each step
+// here is bounded well under the command's 300 s.
+func TestBackgroundCommandsOfAScriptDieWithIt(t *testing.T) {
+	bin, _ := buildPlugin(t, "./plugins/testdata/faulty")
+	for _, how := range []string{"crash", "close", "start fails"} {
+		t.Run(how, func(t *testing.T) {
+			dir := t.TempDir()
+			pidFile := filepath.Join(dir, "sleep.pid")
+			script := filepath.Join(dir, "wrap.sh")
+			run := "exec " + bin + " \"$@\"\n"
+			if how == "start fails" {
+				run = "sleep 300\n" // never speaks the handshake
+			}
+			require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\nsleep 300 &\necho $! > "+pidFile+"\n"+run), 0o755))
+			sum, err := FileSHA256(script)
+			require.NoError(t, err)
+			cfg := Config{Name: "wrapped", Command: script, SHA256: sum}
+			if how == "start fails" {
+				cfg.StartTimeout = 500 * time.Millisecond
+			}
+			c, err := New(context.Background(), cfg)
+			require.NoError(t, err)
+			defer c.Close()
+			goal := "needle"
+			if how == "crash" {
+				goal = "crash"
+			}
+			var scoreErr error
+			require.True(t, within(20*time.Second, func() {
+				_, scoreErr = c.Score(context.Background(), &engine.ScoreRequest{Lines: []string{"a needle"}, Goal: goal})
+			}), "the call waited for the background command")
+			if how == "close" {
+				require.NoError(t, scoreErr)
+			} else {
+				require.Error(t, scoreErr)
+			}
+			b, err := os.ReadFile(pidFile)
+			require.NoError(t, err)
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			require.NoError(t, err)
+			if how == "close" {
+				require.True(t, running(pid), "the command runs while its plugin does")
+				require.True(t, within(20*time.Second, func() { _ = c.Close() }), "Close waited for the background command")
+			}
+			assert.Eventually(t, func() bool { return !running(pid) }, 10*time.Second, 20*time.Millisecond, "the command ended with its plugin")
+		})
+	}
+}
