@@ -354,11 +354,27 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	if err := checkInvariants(ls, res, req.Options); err != nil {
 		return failed(e.fallback(id, req.Text, start, tokensBefore, WarnConstraintsUnmet), name, fmt.Errorf("invariant: %w", err)), nil
 	}
+	if res.Stats.PrunedLines > 0 {
+		if err := e.stillStored(ctx, id, req.Text); err != nil {
+			return failed(e.fallback(id, req.Text, start, tokensBefore, WarnRecoveryUnavailable), name, fmt.Errorf("store: %w", err)), nil
+		}
+	}
 	res.Scores = resp.Scores
 	res.ScorerName = name
 	res.Warnings = appendUnique(res.Warnings, resp.Warnings...)
 	res.Stats.ElapsedMS = e.now().Sub(start).Milliseconds()
 	return res, nil
+}
+
+// stillStored makes sure the original of a prune that cut lines is still in the store as it
+// answers: other prunes may have evicted it while this one was scored (a slow scorer, a small
+// store), and cut lines that cannot be given back must not be answered. Get also marks it
+// recently used, so it is the last to be evicted; one already gone is stored again.
+func (e *Engine) stillStored(ctx context.Context, id, text string) error {
+	if _, err := e.store.Get(ctx, id); err == nil {
+		return nil
+	}
+	return e.store.Put(ctx, id, text)
 }
 
 // longLineBytes is the line length past which the selection may overrun the deadline: counting
