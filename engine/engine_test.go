@@ -1207,3 +1207,69 @@ func TestPruneAnnotateLinesCutsTheSameLines(t *testing.T) {
 		require.Equal(t, len(plain.Annotations), len(got.Annotations), "case %d", c)
 	}
 }
+
+// forgetfulStore loses every text right after Put keeps it (another prune evicted it while
+// this one was scored), and keeps a text put again only when refill is set.
+type forgetfulStore struct {
+	engine.Store
+	refill bool
+	puts   int
+}
+
+func (s *forgetfulStore) Put(ctx context.Context, id, text string) error {
+	if s.puts++; s.puts > 1 && s.refill {
+		return s.Store.Put(ctx, id, text)
+	}
+	if s.puts > 1 {
+		return engine.ErrTooLargeToStore
+	}
+	return nil
+}
+
+// TestPruneWhoseOriginalWasEvictedMeanwhile: a prune answers cut lines only if its original
+// is still stored as it answers. One evicted while the scorer worked was answered cut with no
+// warning, and its prune_id was not found.
+func TestPruneWhoseOriginalWasEvictedMeanwhile(t *testing.T) {
+	tok, err := tokenizer.Load(tokenizer.CL100K)
+	require.NoError(t, err)
+	text := longLines(60, map[int]string{30: "needle"})
+	for _, refill := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stored again: %v", refill), func(t *testing.T) {
+			store := &forgetfulStore{Store: engine.NewMemoryStore(time.Minute, 1<<20, nil), refill: refill}
+			reg := engine.NewRegistry()
+			reg.Register("keyword", keywordScorer{})
+			reg.SetDefault("keyword")
+			eng, err := engine.New(engine.Config{Registry: reg, Store: store, Tokens: tok})
+			require.NoError(t, err)
+			req := &engine.Request{Text: text, GoalHint: "needle", SourceType: engine.SourceDocs, Options: opts(0.9, 0)}
+			res, err := eng.Prune(context.Background(), req)
+			require.NoError(t, err)
+			got, err := store.Get(context.Background(), res.PruneID)
+			if !refill {
+				assert.True(t, res.Stats.UsedFallback)
+				assert.Equal(t, text, res.PrunedText)
+				assert.Contains(t, res.Warnings, engine.WarnRecoveryUnavailable)
+				assert.ErrorIs(t, err, engine.ErrPruneIDNotFound)
+				return
+			}
+			assert.False(t, res.Stats.UsedFallback)
+			assert.Positive(t, res.Stats.PrunedLines)
+			require.NoError(t, err)
+			assert.Equal(t, text, got)
+		})
+	}
+}
+
+// TestMemoryStoreDropsExpiredTextsWhenIdle: expired originals (which may hold secrets) were
+// dropped only by the next Put, so an idle server kept up to its whole store past the TTL.
+func TestMemoryStoreDropsExpiredTextsWhenIdle(t *testing.T) {
+	ctx := context.Background()
+	s := engine.NewMemoryStore(50*time.Millisecond, 1<<20, nil)
+	require.NoError(t, s.Put(ctx, "a", "secret one"))
+	time.Sleep(20 * time.Millisecond)
+	require.NoError(t, s.Put(ctx, "b", "secret two"))
+	assert.Eventually(t, func() bool { return s.Len() == 1 }, 5*time.Second, 5*time.Millisecond, "the first expired")
+	assert.Eventually(t, func() bool { return s.Len() == 0 && s.Bytes() == 0 }, 5*time.Second, 5*time.Millisecond, "then the second, with nothing else happening")
+	require.NoError(t, s.Put(ctx, "c", "secret three"), "a store emptied by its sweep sweeps again")
+	assert.Eventually(t, func() bool { return s.Len() == 0 }, 5*time.Second, 5*time.Millisecond)
+}

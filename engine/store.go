@@ -76,6 +76,10 @@ type MemoryStore struct {
 	lru   *list.List // front = most recently used; values are *storeEntry
 	byID  map[string]*list.Element
 	texts map[string]*storeText // distinct texts, by content
+	// sweep drops expired entries when the earliest of them expires (sweepExpired), so an
+	// idle store does not hold originals, which may be secrets, past their TTL; nil when
+	// the store is empty.
+	sweep *time.Timer
 }
 
 type storeEntry struct {
@@ -148,7 +152,34 @@ func (s *MemoryStore) Put(_ context.Context, id, text string) error {
 	t.refs++
 	s.bytes += entryCost(id)
 	s.byID[id] = s.lru.PushFront(&storeEntry{id: id, text: t, expires: s.now().Add(s.ttl)})
+	if s.sweep == nil {
+		// Entries expire in the order they were put: none expires before this sweep but
+		// the one just put, if the store was empty.
+		s.sweep = time.AfterFunc(s.ttl, s.sweepExpired)
+	}
 	return nil
+}
+
+// sweepExpired drops every expired entry, then sets the next sweep for when the earliest
+// entry left expires.
+func (s *MemoryStore) sweepExpired() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	var next time.Time
+	for el := s.lru.Back(); el != nil; {
+		prev := el.Prev()
+		if exp := el.Value.(*storeEntry).expires; !now.Before(exp) {
+			s.remove(el)
+		} else if next.IsZero() || exp.Before(next) {
+			next = exp
+		}
+		el = prev
+	}
+	s.sweep = nil
+	if !next.IsZero() {
+		s.sweep = time.AfterFunc(next.Sub(now)+time.Millisecond, s.sweepExpired)
+	}
 }
 
 // Get returns the text stored under id and marks it recently used.
