@@ -76,18 +76,22 @@ try {
   const aliased = JSON.parse(alias.content[0].text);
   check("recover_range alias", aliased.raw_text === `2│ ${lines[1]}\n3│ ${lines[2]}`, aliased.raw_text);
 
+  // A tool's own errors are results with isError, {"error": {code, message, data}} as text,
+  // which clients show the model; a tool that does not exist is a protocol error.
   for (const [name, args, code] of [
     ["recover_text", { prune_id: "prn_00000000000000000000000000000000", ranges: [{ start_line: 1, end_line: 1 }], include_line_numbers: true }, -32004],
     ["recover_text", { prune_id: payload.prune_id, ranges: [{ start_line: 5, end_line: 2 }], include_line_numbers: true }, -32005],
     ["prune_text", { text: "x", goal_hint: "y", source_type: "prose", options: {} }, -32602],
-    ["no_such_tool", {}, -32602],
   ]) {
-    try {
-      await client.callTool({ name, arguments: args });
-      check(`error ${code} from ${name}`, false, "no error");
-    } catch (e) {
-      check(`error ${code} from ${name}`, e.code === code, { code: e.code, data: e.data, message: e.message });
-    }
+    const res = await client.callTool({ name, arguments: args });
+    const err = res.isError ? JSON.parse(res.content[0].text).error : undefined;
+    check(`isError ${code} from ${name}`, !!err && err.code === code && JSON.stringify(res.structuredContent) === res.content[0].text, res);
+  }
+  try {
+    await client.callTool({ name: "no_such_tool", arguments: {} });
+    check("error -32602 from no_such_tool", false, "no error");
+  } catch (e) {
+    check("error -32602 from no_such_tool", e.code === -32602, { code: e.code, data: e.data, message: e.message });
   }
 
   const health = await client.callTool({ name: "health", arguments: {} });

@@ -386,12 +386,26 @@ func TestE2EStdio(t *testing.T) {
 	toolPayload(t, r, &rec)
 	assert.Equal(t, "2│ L2", rec.RawText)
 	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"recover_text","arguments":{"prune_id":"prn_0","ranges":[],"include_line_numbers":true}}}`)
-	r = read()
+	// A tool's errors are results with isError over MCP: {"error": {code, message, data}}.
+	toolErr := func(r rpcResp) rpcResp {
+		t.Helper()
+		require.Nil(t, r.Error)
+		var res struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		}
+		require.NoError(t, json.Unmarshal(r.Result, &res))
+		require.True(t, res.IsError, "%s", r.Result)
+		return decodeRPC(t, []byte(res.Content[0].Text))
+	}
+	r = toolErr(read())
 	require.NotNil(t, r.Error)
 	assert.Equal(t, int64(-32004), r.Error.Code)
 	assert.Equal(t, "prune_id_not_found", r.Error.Data["code"])
 	send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"prune_text","arguments":{"text":[]}}}`)
-	r = read()
+	r = toolErr(read())
 	require.NotNil(t, r.Error)
 	assert.Equal(t, int64(-32602), r.Error.Code)
 

@@ -212,18 +212,18 @@ func TestMCPStreamableHTTP(t *testing.T) {
 		{name: "unknown tool", tool: "nope", args: map[string]any{}, code: -32602},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
-			require.Error(t, err)
-			var we *jsonrpc.Error
-			if tc.code == -32004 {
-				// The go-sdk client reads -32004 as its own "server is closing" code and
-				// reports it as ErrConnectionClosed with the message only; the wire answer
-				// is still the contract's (the TypeScript client and /rpc tests see the data).
-				assert.ErrorIs(t, err, mcp.ErrConnectionClosed)
-				assert.Contains(t, err.Error(), "prune_id_not_found")
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+			if tc.tool == "nope" {
+				// A tool that does not exist is a protocol error in MCP.
+				var we *jsonrpc.Error
+				require.ErrorAs(t, err, &we)
+				assert.Equal(t, tc.code, we.Code)
 				return
 			}
-			require.ErrorAs(t, err, &we)
+			// A tool's own errors are results with isError, which MCP clients show the
+			// model; the go-sdk client read -32004 as its own "connection closed".
+			require.NoError(t, err)
+			we := toolError(t, res)
 			assert.Equal(t, tc.code, we.Code)
 			if tc.data != "" {
 				assert.JSONEq(t, tc.data, string(we.Data))

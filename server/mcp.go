@@ -34,7 +34,7 @@ func (s *Server) newMCPServer(transport string, stop context.Context) *mcp.Serve
 				}
 				payload, err := s.tools.call(ctx, transport, name, req.Params.Arguments)
 				if err != nil {
-					return nil, toWireError(err)
+					return toolError(err), nil
 				}
 				return &mcp.CallToolResult{
 					Content:           []mcp.Content{&mcp.TextContent{Text: string(payload)}},
@@ -66,8 +66,33 @@ const instructions = "mcp-pruner cuts long tool output, files and logs down to t
 	"Call prune_text with the text and your goal; cut runs are marked ⟦PRUNÉ: prune_id=… lignes A-B …⟧. " +
 	"If you need cut lines, call recover_text with the prune_id and the line ranges from the marker."
 
-// toWireError converts a tool error to the SDK's JSON-RPC error so -32004/-32005/-32602 and
-// their data reach MCP clients unchanged.
+// toolError is a failed tool call's answer on MCP (stdio and /mcp): a result with isError,
+// whose text (and structuredContent) is {"error": {code, message, data}} with /rpc's codes
+// and data. MCP clients hand a tool's errors to the model, so it can mend its call, but
+// treat JSON-RPC errors as the protocol's and keep them from it (MCP 2025-11-25, SEP-1303);
+// and the Go SDK's client reads -32004 and -32005 as its own "connection closed" and
+// "rejected". /rpc keeps the seed's JSON-RPC errors.
+func toolError(err error) *mcp.CallToolResult {
+	re := toRPCError(err)
+	if re.Code == codeNotFound {
+		re = &rpcError{Code: re.Code, Data: re.Data, Message: re.Message + ": nothing is stored under this prune_id; " +
+			"it expired (originals are kept for the server's TTL, 600 s by default), was evicted, or came from another server process"}
+	}
+	b, jerr := encodeJSON(struct {
+		Error *rpcError `json:"error"`
+	}{re})
+	if jerr != nil {
+		b = []byte(`{"error":{"code":-32603,"message":"internal error"}}`)
+	}
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+	}
+}
+
+// toWireError converts an error to the SDK's JSON-RPC error, code and data unchanged: for
+// a call to a tool that does not exist, which MCP answers as a protocol error.
 func toWireError(err error) error {
 	re := toRPCError(err)
 	we := &jsonrpc.Error{Code: re.Code, Message: re.Message}

@@ -17,41 +17,96 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestMCPCallErrorsAsRPC checks that a tools/call that fails gets, over /mcp and over stdio,
-// the error /rpc answers to the same call: the same code, message and data.
-func TestMCPCallErrorsAsRPC(t *testing.T) {
+// TestMCPCallErrors checks that a tools/call that fails gets, over /mcp and over stdio, the
+// error /rpc answers to the same call (the same code, message and data): as a JSON-RPC error
+// for a tool that does not exist, as MCP says, and otherwise as a result with isError whose
+// text is {"error": …}, so that MCP clients show it to the model.
+func TestMCPCallErrors(t *testing.T) {
 	env := newEnv(t, nil)
 	ctx := context.Background()
 	sessions := connectBoth(t, env.http.URL, server.Config{})
+	_, b := post(t, env.http.URL+"/rpc", callBody("1", "prune_text", pruneArgs))
+	var pr engine.Result
+	toolPayload(t, decodeRPC(t, b), &pr)
 
 	for _, tc := range []struct {
-		name string
-		tool string
-		args string
+		name     string
+		tool     string
+		args     string
+		protocol bool // a JSON-RPC error, not an isError result
 	}{
-		{name: "unknown tool", tool: "nope", args: `{}`},
-		{name: "empty tool name", tool: "", args: `{}`},
+		{name: "unknown tool", tool: "nope", args: `{}`, protocol: true},
+		{name: "empty tool name", tool: "", args: `{}`, protocol: true},
 		{name: "bad arguments", tool: "prune_text", args: `{"text":1}`},
 		{name: "unknown argument", tool: "health", args: `{"verbose":true}`},
+		{name: "missing arguments", tool: "prune_text", args: `{"text":"x","goal_hint":"y"}`},
+		{name: "invalid range", tool: "recover_text", args: `{"prune_id":"ID","ranges":[{"start_line":0,"end_line":2}],"include_line_numbers":true}`},
+		{name: "prune_id not found", tool: "recover_text", args: `{"prune_id":"prn_x","ranges":[],"include_line_numbers":true}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, b := post(t, env.http.URL+"/rpc", callBody("1", tc.tool, tc.args))
+			_, b := post(t, env.http.URL+"/rpc", callBody("1", tc.tool, strings.Replace(tc.args, `"ID"`, `"`+pr.PruneID+`"`, 1)))
 			want := decodeRPC(t, b).Error
 			require.NotNil(t, want, "/rpc refuses the call: %s", b)
 			wantData, err := json.Marshal(want.Data)
 			require.NoError(t, err)
-			var args map[string]any
-			require.NoError(t, json.Unmarshal([]byte(tc.args), &args))
 			for transport, cs := range sessions {
-				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: args})
-				var got *jsonrpc.Error
-				require.ErrorAs(t, err, &got, transport)
+				// Each transport recovers the prune_id of its own prune of the same text
+				// (the stdio server has a store of its own).
+				var prArgs map[string]any
+				require.NoError(t, json.Unmarshal([]byte(pruneArgs), &prArgs))
+				pres, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "prune_text", Arguments: prArgs})
+				require.NoError(t, err, transport)
+				var own engine.Result
+				require.NoError(t, json.Unmarshal([]byte(pres.Content[0].(*mcp.TextContent).Text), &own))
+				var args map[string]any
+				require.NoError(t, json.Unmarshal([]byte(strings.Replace(tc.args, `"ID"`, `"`+own.PruneID+`"`, 1)), &args))
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: args})
+				if tc.protocol {
+					var got *jsonrpc.Error
+					require.ErrorAs(t, err, &got, transport)
+					assert.Equal(t, want.Code, got.Code, transport)
+					assert.Equal(t, want.Message, got.Message, transport)
+					assert.JSONEq(t, string(wantData), string(got.Data), transport)
+					continue
+				}
+				require.NoError(t, err, transport)
+				got := toolError(t, res)
 				assert.Equal(t, want.Code, got.Code, transport)
-				assert.Equal(t, want.Message, got.Message, transport)
+				if want.Code == -32004 {
+					assert.True(t, strings.HasPrefix(got.Message, want.Message+": "), "%s: %q says why an id is not found", transport, got.Message)
+				} else {
+					assert.Equal(t, want.Message, got.Message, transport)
+				}
 				assert.JSONEq(t, string(wantData), string(got.Data), transport)
 			}
 		})
 	}
+}
+
+// toolError decodes the error of a result with isError, from its text, and checks that its
+// structuredContent says the same.
+func toolError(t *testing.T, res *mcp.CallToolResult) (e struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}) {
+	t.Helper()
+	require.True(t, res.IsError, "an isError result")
+	text := res.Content[0].(*mcp.TextContent).Text
+	var body struct {
+		Error *struct {
+			Code    int64           `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		} `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(text), &body), text)
+	require.NotNil(t, body.Error, text)
+	structured, err := json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	assert.JSONEq(t, text, string(structured))
+	e.Code, e.Message, e.Data = body.Error.Code, body.Error.Message, body.Error.Data
+	return e
 }
 
 // connectBoth connects an MCP client to the server at base's /mcp and to a stdio server of
@@ -88,14 +143,14 @@ func TestMCPToolPanicIsContained(t *testing.T) {
 	env := newEnvEngine(t, eng, nil)
 	ctx := context.Background()
 	for transport, cs := range connectBoth(t, env.http.URL, server.Config{Engine: eng}) {
-		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "recover_text", Arguments: map[string]any{
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "recover_text", Arguments: map[string]any{
 			"prune_id": "prn_1", "ranges": []any{}, "include_line_numbers": false}})
-		var we *jsonrpc.Error
-		require.ErrorAs(t, err, &we, transport)
+		require.NoError(t, err, transport)
+		we := toolError(t, res)
 		assert.Equal(t, int64(-32603), we.Code, transport)
 		assert.Contains(t, we.Message, "store bug", transport)
 		assert.JSONEq(t, `{"code":"internal_error"}`, string(we.Data), transport)
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "health", Arguments: map[string]any{}})
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "health", Arguments: map[string]any{}})
 		require.NoError(t, err, "%s: the server still answers", transport)
 		assert.Contains(t, res.Content[0].(*mcp.TextContent).Text, "healthy", transport)
 	}
