@@ -161,6 +161,9 @@ const (
 type FieldError struct {
 	Field   string
 	Problem string
+	// More follows a missing field's message: the other fields missing beside it, what it
+	// should hold (the caller, often a model, mends its call in one go).
+	More string
 }
 
 // ProblemRequired is the Problem of a field that is missing.
@@ -168,7 +171,7 @@ const ProblemRequired = "is required"
 
 func (e *FieldError) Error() string {
 	if e.Problem == ProblemRequired {
-		return e.Field + " " + ProblemRequired // not "invalid text: is required"
+		return e.Field + " " + ProblemRequired + e.More // not "invalid text: is required"
 	}
 	return fmt.Sprintf("invalid %s: %s", e.Field, e.Problem)
 }

@@ -63,7 +63,9 @@ func (s *Server) newMCPServer(transport string, stop context.Context) *mcp.Serve
 }
 
 const instructions = "mcp-pruner cuts long tool output, files and logs down to the lines relevant to a goal. " +
-	"Call prune_text with the text and your goal; cut runs are marked ⟦PRUNÉ: prune_id=… lignes A-B …⟧. " +
+	"Call prune_text with the text, your goal (goal_hint), source_type (code, logs or docs) and options " +
+	"(all five fields, e.g. {\"max_prune_ratio\":0.55,\"min_keep_lines\":40,\"timeout_ms\":1500,\"annotate_lines\":false,\"include_markers\":true}); " +
+	"cut runs are marked ⟦PRUNÉ: prune_id=… lignes A-B …⟧. " +
 	"If you need cut lines, call recover_text with the prune_id and the line ranges from the marker."
 
 // toolError is a failed tool call's answer on MCP (stdio and /mcp): a result with isError,

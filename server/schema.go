@@ -28,6 +28,7 @@ type Schema struct {
 	Minimum              *float64           `json:"minimum,omitempty"`
 	Maximum              *float64           `json:"maximum,omitempty"`
 	AdditionalProperties *bool              `json:"additionalProperties,omitempty"`
+	Examples             []json.RawMessage  `json:"examples,omitempty"`
 
 	// engineBounds marks Minimum/Maximum as checked by the engine with a domain error
 	// (recovery ranges answer -32005 invalid_range, as the reference does), not here.
@@ -70,10 +71,8 @@ func (s *Schema) check(path string, raw []byte) error {
 		if !ok {
 			return fieldErr(path, "is not a valid JSON object")
 		}
-		for _, name := range s.Required {
-			if _, ok := obj[name]; !ok {
-				return fieldErr(join(path, name), engine.ProblemRequired)
-			}
+		if err := s.missing(path, obj); err != nil {
+			return err
 		}
 		names := make([]string, 0, len(obj))
 		for name := range obj {
@@ -154,6 +153,35 @@ func (s *Schema) check(path string, raw []byte) error {
 		return fmt.Errorf("schema at %q: unsupported type %q", path, s.Type)
 	}
 	return nil
+}
+
+// missing reports the first required field obj lacks, naming the others it lacks too and,
+// for an object, the fields it must hold and the schema's example of it.
+func (s *Schema) missing(path string, obj map[string][]byte) error {
+	var absent []string
+	for _, name := range s.Required {
+		if _, ok := obj[name]; !ok {
+			absent = append(absent, name)
+		}
+	}
+	if len(absent) == 0 {
+		return nil
+	}
+	fe := &engine.FieldError{Field: join(path, absent[0]), Problem: engine.ProblemRequired}
+	if p := s.Properties[absent[0]]; p != nil && p.Type == "object" && len(p.Required) > 0 {
+		fe.More = ": an object with " + strings.Join(p.Required, ", ")
+		if len(p.Examples) > 0 {
+			fe.More += ", e.g. " + string(p.Examples[0])
+		}
+	}
+	if len(absent) > 1 {
+		others := make([]string, len(absent)-1)
+		for i, name := range absent[1:] {
+			others[i] = join(path, name)
+		}
+		fe.More += "; also missing: " + strings.Join(others, ", ")
+	}
+	return fe
 }
 
 // isNumber reports whether raw (already known to be valid JSON) is a number literal.

@@ -110,6 +110,8 @@ func newToolset(eng *engine.Engine, version string, now func() time.Time, log *s
 
 const (
 	pruneDescription = "Prune text (code, logs or docs) down to the lines relevant to goal_hint, without summarising. " +
+		"Send text, goal_hint, source_type and options (all five option fields; e.g. {\"max_prune_ratio\":0.55,\"min_keep_lines\":40,\"timeout_ms\":1500,\"annotate_lines\":false,\"include_markers\":true}); " +
+		"token_budget caps the answer's tokens. " +
 		"Every cut run of lines is replaced by a one-line marker ⟦PRUNÉ: prune_id=… lignes A-B (N) raison=…⟧ and described in annotations; " +
 		"call recover_text with the prune_id to get the original lines back. On any failure the text is returned unchanged (used_fallback=true). " +
 		"Returns JSON {prune_id, pruned_text, annotations, stats, warnings}."
@@ -123,20 +125,23 @@ func pruneSchema() *Schema {
 	return &Schema{
 		Type: "object",
 		Properties: map[string]*Schema{
-			"text":        {Type: "string", Description: "The text to prune."},
-			"goal_hint":   {Type: "string", Description: "What the reader is looking for; treated as data, never as instructions."},
-			"source_type": {Type: "string", Enum: []string{"code", "logs", "docs"}},
+			"text":      {Type: "string", Description: "The text to prune."},
+			"goal_hint": {Type: "string", Description: "What the reader is looking for; treated as data, never as instructions."},
+			"source_type": {Type: "string", Enum: []string{"code", "logs", "docs"},
+				Description: "code: source files and diffs; logs: build, test and command output; docs: prose, Markdown, reStructuredText."},
 			"options": {
-				Type: "object",
+				Type:        "object",
+				Description: "All five fields are required; the example (cut at most 55% of the lines, keep at least 40) is a balanced start.",
 				Properties: map[string]*Schema{
-					"max_prune_ratio": {Type: "number", Minimum: num(0), Maximum: num(1), Description: "Largest fraction of lines that may be cut."},
-					"min_keep_lines":  {Type: "integer", Minimum: num(0), Description: "Fewest lines that must be kept."},
-					"timeout_ms":      {Type: "integer", Minimum: num(1), Description: "Soft time limit; past it the text comes back unchanged."},
-					"annotate_lines":  {Type: "boolean", Description: "Prefix kept lines with their original number: \"N│ \"."},
-					"include_markers": {Type: "boolean", Description: "Insert a ⟦PRUNÉ …⟧ marker line for each cut run."},
+					"max_prune_ratio": {Type: "number", Minimum: num(0), Maximum: num(1), Description: "Largest fraction of lines that may be cut, 0 to 1 (0.55 keeps at least 45%; 1 lets the goal decide)."},
+					"min_keep_lines":  {Type: "integer", Minimum: num(0), Description: "Fewest lines that must be kept (e.g. 40; 0 lets the goal decide)."},
+					"timeout_ms":      {Type: "integer", Minimum: num(1), Description: "Soft time limit in milliseconds (e.g. 1500); past it the text comes back unchanged, with warning timeout."},
+					"annotate_lines":  {Type: "boolean", Description: "Prefix kept lines with their original number, \"N│ \" (costs tokens; markers already give the cut ranges)."},
+					"include_markers": {Type: "boolean", Description: "Insert a ⟦PRUNÉ …⟧ marker line for each cut run, naming the prune_id and lines to recover (recommended)."},
 				},
 				Required:             []string{"max_prune_ratio", "min_keep_lines", "timeout_ms", "annotate_lines", "include_markers"},
 				AdditionalProperties: boolp(false),
+				Examples:             []json.RawMessage{json.RawMessage(`{"max_prune_ratio":0.55,"min_keep_lines":40,"timeout_ms":1500,"annotate_lines":false,"include_markers":true}`)},
 			},
 			"scorer":       {Type: "string", Description: "Optional: scorer name (see the health tool's default_scorer); default is the server's."},
 			"path":         {Type: "string", Description: "Optional: file path of the text, a hint at its language."},
