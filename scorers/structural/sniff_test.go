@@ -20,7 +20,7 @@ func checkNeeds(t *testing.T, l string) {
 	t.Helper()
 	for k := range sniffRules {
 		r := &sniffRules[k]
-		if r.re.MatchString(l) {
+		if r.re.MatchString(l) && (r.unless == nil || !r.unless.MatchString(l)) {
 			require.True(t, r.matches(l), "rule %d (%s %s) matches %q, but its need list %q rejects it", k, r.lang, r.re, l, r.need)
 		}
 	}

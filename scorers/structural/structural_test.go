@@ -250,6 +250,17 @@ func TestDetect(t *testing.T) {
 		{name: "typescript content", content: "export interface A {\n  x: string;\n}\nexport type B = {\n  y: number;\n}\n", want: "typescript"},
 		{name: "prose is unknown", content: "The quick brown fox.\nJumps over the lazy dog.\n", want: ""},
 		{name: "unknown ext falls to content", path: "notes.xyz", content: "hello there\n", want: ""},
+		// Found on this machine's own files (reviewed 2026-11-27): extensionless scripts whose
+		// "# comments" read as Markdown headings, Go read as TypeScript, glibc and libstdc++
+		// headers read as Markdown or C.
+		{name: "shell script with comments", path: "usr/sbin/service", content: shScript, want: "bash"},
+		{name: "shebang through env, versioned", content: "#!/usr/bin/env -S python3.11 -u\n# Title-like comment\n# Another one\n# And more\nprint(1)\n", want: "python"},
+		{name: "perl script is no other language", content: "#!/usr/bin/perl -w\n# Comment one\n# Comment two\n# Comment three\nuse strict;\nfn main() {}\n", want: ""},
+		{name: "node script", content: "#!/usr/bin/env node\n# not markdown\n", want: "javascript"},
+		{name: "Go read without a path", content: goNoPath, want: "go"},
+		{name: "C header read without a path", content: glibcHeader, want: "c"},
+		{name: "C++ header with a mode line", path: "bits/stl_iterator.h", content: "// Iterators -*- C++ -*-\n\n/*\n * Copyright (C) 2001\n * Free Software Foundation\n */\n\n#ifndef _ITER_H\n# include <x.h>\n#endif\n", want: "cpp"},
+		{name: "Markdown is still Markdown", content: "# Title\n\nSome text.\n\n* item one\n* item two\n- item three\n\n## Section\n\nSee [docs](https://example.com).\n", want: "markdown"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -625,3 +636,82 @@ func (c *Command) Commands() []*Command {
 	other := score("RemoveCommand leaves the removed commands' parent set")
 	assert.Less(t, other[stale], 1.0, "no lift when the goal is not about comments")
 }
+
+// shScript is the head of an init helper as Debian ships it: comment lines like Markdown
+// headings, then shell.
+const shScript = `#!/bin/sh
+###########################################################################
+# A convenient wrapper for the /etc/init.d init scripts.
+#
+# This script is a modified version of the /sbin/service utility found on
+# Red Hat/Fedora systems (licensed GPLv2+).
+#
+# Copyright (C) 2006 Red Hat, Inc. All rights reserved.
+# Copyright (C) 2008 Canonical Ltd.
+#   * April 2008 - Convert to sh and use LSB functions.
+# Copyright (C) 2008 Dmitry Bogdanov
+#
+# This program is free software; you can redistribute it and/or modify
+# it under the terms of the GNU General Public License as published by
+# the Free Software Foundation; either version 2 of the License, or
+# (at your option) any later version.
+###########################################################################
+
+is_ignored_file() {
+	case "$1" in
+		skeleton | README | *.dpkg-dist | *.dpkg-old | rc | rcS | single | reboot | bootclean.sh)
+			return 0
+		;;
+	esac
+	return 1
+}
+`
+
+// goNoPath is a Go file's head as a client sends it without a path: a licence, a package
+// comment, imports and type declarations before any function.
+const goNoPath = `// Copyright 2009 The Go Authors. All rights reserved.
+// Use of this source code is governed by a BSD-style
+// license that can be found in the LICENSE file.
+
+// Package http provides HTTP client and server implementations.
+package http
+
+import (
+	"bufio"
+	"context"
+)
+
+// A Handler responds to an HTTP request.
+type Handler interface {
+	ServeHTTP(ResponseWriter, *Request)
+}
+
+// A conn represents the server side of an HTTP connection.
+type conn struct {
+	server *Server
+	cancelCtx context.CancelFunc
+	bufr *bufio.Reader
+}
+`
+
+// glibcHeader is a C header as glibc writes it: block comments whose lines start " * ",
+// and directives indented after the "#".
+const glibcHeader = `/* Copyright (C) 1991-2024 Free Software Foundation, Inc.
+   This file is part of the GNU C Library.
+ * - one
+ * - two
+ * - three
+ */
+
+#ifndef	_STDIO_H
+#define	_STDIO_H	1
+
+#ifdef __USE_GNU
+# include <bits/types.h>
+# define __need_size_t
+# include <stddef.h>
+#endif
+
+extern int fclose (FILE *__stream);
+extern int fflush (FILE *__stream);
+`
