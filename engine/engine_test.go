@@ -114,6 +114,14 @@ func TestPruneRules(t *testing.T) {
 			keep: []int{30}, cut: []int{10, 15, 35},
 		},
 		{
+			// Seed 7.4 keeps log lines containing "error" or "exception": the line that says
+			// what failed is usually a name ending in one (ValueError, IOException).
+			name: "logs: an exception named in CamelCase is a failure line",
+			text: longLines(60, map[int]string{30: "Traceback (most recent call last):", 31: "  File \"x.py\", line 3, in <module>", 32: "ValueError: bad", 45: "java.lang.IllegalStateException: closed"}),
+			goal: "unrelated widget", st: engine.SourceLogs, opts: opts(1, 0),
+			keep: []int{30, 31, 32, 44, 45, 46}, cut: []int{10, 20, 55},
+		},
+		{
 			name: "NO_PRUNE regions are kept with both directives",
 			text: longLines(40, map[int]string{10: "⟦NO_PRUNE_BEGIN⟧", 15: "secret sauce", 20: "⟦NO_PRUNE_END⟧"}),
 			goal: "needle", st: engine.SourceLogs, opts: opts(1, 0),

@@ -25,7 +25,7 @@ var (
 	reImport     = regexp.MustCompile(`^\s*(import\b|from\s+[\w.]+\s+import\b|#\s*include\b|using\s+[\w.]+\s*;|use\s+[\w:{}, ]+;|require\s*\(|(const|let|var)\s+[\w{}, ]+\s*=\s*require\s*\(|package\s+[\w.]+|module\s+[\w.]+|namespace\s+[\w.\\]+|extern\s+crate\b|library\s*\()`)
 	reDecl       = regexp.MustCompile(`^\s*(@\w|(export\s+)?(default\s+)?(async\s+)?(def|class|func|fn|function|interface|struct|enum|trait|impl|type|module|object)\b|(pub(\([\w:]+\))?\s+)(async\s+)?(fn|struct|enum|trait|mod|type|const)\b|(public|private|protected|internal)\s+(static\s+)?(final\s+)?(abstract\s+)?(class|interface|enum|record|struct)\b)`)
 	reHeaderLine = regexp.MustCompile(`^\s*(#!|#|//|/\*|\*|--|;|"""|'''|<\?php|"use strict"|'use strict')`)
-	reLogFailure = regexp.MustCompile(`(?i)(\berror|\bexception|traceback|\bfatal|\bpanic|\bfailed\b|\bfailure\b|\bFAIL\b)`)
+	reLogFailure = regexp.MustCompile(`(?i:\berror|\bexception|traceback|\bfatal|\bpanic|\bfailed\b|\bfailure\b|\bFAIL\b)|[A-Za-z](Error|Exception)`)
 	reMDHeading  = regexp.MustCompile(`^\s{0,3}#{1,6}(\s|$)`)
 	reFence      = regexp.MustCompile("^\\s{0,3}(```+|~~~+)")
 )
@@ -339,7 +339,9 @@ func isRSTRule(l string) bool {
 
 // hasFailureWord is reLogFailure without the regexp engine: a case-insensitive scan for
 // error, exception, traceback, fatal, panic (each after a word boundary), failed, failure
-// and fail (whole words). Logs are long and this runs on every line, so it matters.
+// and fail (whole words), and Error or Exception ending a longer name (ValueError,
+// IOException: seed 7.4 keeps lines "containing" error and exception, and these are the
+// lines that say what failed). Logs are long and this runs on every line, so it matters.
 func hasFailureWord(l string) bool {
 	for i := 0; i < len(l); i++ {
 		c := l[i] | 0x20
@@ -351,6 +353,9 @@ func hasFailureWord(l string) bool {
 		switch c {
 		case 'e':
 			if boundaryBefore && (hasPrefixFold(rest, "error") || hasPrefixFold(rest, "exception")) {
+				return true
+			}
+			if l[i] == 'E' && i > 0 && isASCIILetter(l[i-1]) && (strings.HasPrefix(rest, "Error") || strings.HasPrefix(rest, "Exception")) {
 				return true
 			}
 		case 't':
@@ -394,3 +399,5 @@ func hasPrefixFold(s, w string) bool {
 	}
 	return true
 }
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }

@@ -15,8 +15,9 @@ func TestHasFailureWordMatchesTheRegexp(t *testing.T) {
 		"", "ERROR: x", "xerror", "error_code", "Errors: 0", "some Exception here", "Traceback (most", "mytraceback",
 		"FATAL", "nonfatal", "panic: boom", "unpanic", "failed", "FAILED.", "failedx", "failure", "failures", "FAIL",
 		"fail_fast", "FAIL:", "_fail", "1fail", "é failed", "tests fail", "faile", "Ｅrror", "\x00error", "ﬁle fail",
+		"ValueError: bad", "java.lang.IllegalStateException", "IOException", "onError", "_Error", "1Error", "xERROR", "Errors",
 	}
-	pieces := []string{"err", "or", "ERR", "OR", "fail", "ed", "ure", "FA", "IL", "trace", "back", "fatal", "panic", "exception",
+	pieces := []string{"err", "or", "ERR", "OR", "fail", "ed", "ure", "FA", "IL", "trace", "back", "fatal", "panic", "exception", "Error", "Exception", "Value", "E",
 		" ", "_", ".", "x", "1", ":", "é", "\t", "ı", "K"}
 	r := rand.New(rand.NewPCG(7, 9))
 	for i := 0; i < 20000; i++ {
