@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -49,4 +50,46 @@ func TestFallbackLogNamesScorerAndError(t *testing.T) {
 	require.Equal(t, http.StatusOK, status, "%s", b)
 	assert.NotContains(t, string(b), "bad scores")
 	assert.Regexp(t, `transport=swe-prune tool=prune .*scorer=short fallback=scorer_error `+why, logged.String())
+}
+
+// TestClientHangUpIsNotAnError: a client that gives up while its prune waits for a slot was
+// logged at ERROR as an internal error (-32603), paging operators for clients' timeouts.
+func TestClientHangUpIsNotAnError(t *testing.T) {
+	var logged syncBuffer
+	env := newEnv(t, func(c *server.Config) {
+		c.Logger = slog.New(slog.NewTextHandler(&logged, nil))
+		c.MaxConcurrentPrunes = 1
+	})
+	held := make(chan struct{})
+	go func() {
+		defer close(held)
+		post(t, env.http.URL+"/rpc", callBody("1", "prune_text", strings.Replace(pruneArgs, `{"text"`, `{"scorer":"block","text"`, 1)))
+	}()
+	<-env.block.started // the one slot is taken
+	// The second prune waits for the slot; its client hangs up once the server has read it.
+	ctx, cancel := context.WithCancel(context.Background())
+	body := &endSignal{Reader: strings.NewReader(callBody("2", "prune_text", pruneArgs)), end: cancel}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, env.http.URL+"/rpc", body)
+	require.NoError(t, err)
+	req.ContentLength = int64(body.Reader.(*strings.Reader).Len())
+	_, err = http.DefaultClient.Do(req)
+	require.Error(t, err)
+	require.Eventually(t, func() bool { return strings.Contains(logged.String(), "cancelled_by_client=true") }, 5*time.Second, 10*time.Millisecond, "%s", logged.String())
+	assert.NotContains(t, logged.String(), "level=ERROR")
+	close(env.block.release)
+	<-held
+}
+
+// endSignal calls end once its reader is read to the end.
+type endSignal struct {
+	io.Reader
+	end func()
+}
+
+func (r *endSignal) Read(p []byte) (int, error) {
+	n, err := r.Reader.Read(p)
+	if err == io.EOF {
+		r.end()
+	}
+	return n, err
 }

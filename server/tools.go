@@ -232,7 +232,12 @@ func (t *toolset) callTo(ctx context.Context, transport, name string, raw []byte
 	if err != nil {
 		rpcErr := toRPCError(err)
 		attrs = append(attrs, slog.Int64("error_code", rpcErr.Code), slog.String("error", err.Error()))
-		if rpcErr.Code == codeInternal {
+		switch {
+		case errors.Is(err, context.Canceled):
+			// The client hung up or cancelled the call (while it waited for a prune slot,
+			// say): nothing the operator must look at.
+			attrs = append(attrs, slog.Bool("cancelled_by_client", true))
+		case rpcErr.Code == codeInternal:
 			level = slog.LevelError
 		}
 		var pe *panicError
