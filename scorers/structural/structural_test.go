@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
@@ -715,3 +716,34 @@ const glibcHeader = `/* Copyright (C) 1991-2024 Free Software Foundation, Inc.
 extern int fclose (FILE *__stream);
 extern int fflush (FILE *__stream);
 `
+
+// TestPathologicalInputLeavesTimeToAnswer: deeply nested parentheses cost tree-sitter-bash
+// seconds, and the prune timed out and came back unpruned. Unbalanced, the parse is quick but
+// the walk counting syntax errors took Child(i) steps through hidden nodes, quadratic in the
+// depth (4 s for 10,000 parentheses): it walks with a cursor now. Balanced, 50,000 deep, the
+// parse itself takes 17 s: a parse now gets half the time left and, halted, leaves the
+// heuristic's scores to answer with (WarnParseFailed).
+func TestPathologicalInputLeavesTimeToAnswer(t *testing.T) {
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	for _, tc := range []struct {
+		name string
+		tail []string
+		warn string
+	}{
+		{name: "unbalanced", tail: slices.Repeat([]string{strings.Repeat("(", 80)}, 1250)},
+		{name: "balanced", tail: append(slices.Repeat([]string{strings.Repeat("(", 80)}, 625), slices.Repeat([]string{strings.Repeat(")", 80)}, 625)...), warn: WarnParseFailed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := append(append([]string{"f() "}, tc.tail...), "echo needle")
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			resp, err := s.Score(ctx, &engine.ScoreRequest{Lines: lines, Goal: "needle", Path: "nest.sh", SourceType: engine.SourceCode})
+			require.NoError(t, err, "answered before the deadline")
+			assert.Len(t, resp.Scores, len(lines))
+			if tc.warn != "" {
+				assert.Contains(t, resp.Warnings, tc.warn)
+			}
+		})
+	}
+}
