@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -502,7 +504,12 @@ func (c *Client) start(ctx context.Context) (*process, engine.ScorerInfo, error)
 		AutoMTLS:         true,
 		StartTimeout:     c.cfg.StartTimeout,
 		Stderr:           c.cfg.Logs,
-		Logger:           hclog.New(&hclog.LoggerOptions{Name: "plugin." + c.cfg.Name, Output: c.cfg.Logs, Level: hclog.Warn}),
+		// What the plugin prints (fmt.Println, os.Stderr) once it serves: dropped by
+		// default, so an operator's debugging output vanished.
+		SyncStdout: &linePrefix{w: c.cfg.Logs, prefix: "plugin." + c.cfg.Name + " stdout: "},
+		SyncStderr: &linePrefix{w: c.cfg.Logs, prefix: "plugin." + c.cfg.Name + " stderr: "},
+		Logger: hclog.New(&hclog.LoggerOptions{Name: "plugin." + c.cfg.Name, Level: hclog.Warn,
+			Output: &pinnedPathWriter{w: c.cfg.Logs, command: c.cfg.Command}}),
 	})
 	fail := func(sentinel, err error) (*process, engine.ScorerInfo, error) {
 		// The group first: what the process started holds its pipes, and go-plugin's Kill
@@ -511,7 +518,7 @@ func (c *Client) start(ctx context.Context) (*process, engine.ScorerInfo, error)
 			killGroup(cmd.Process.Pid)
 		}
 		pc.Kill()
-		return nil, info, fmt.Errorf("plugin %q: %w: %v", c.cfg.Name, sentinel, err)
+		return nil, info, fmt.Errorf("plugin %q: %w: %v", c.cfg.Name, sentinel, startError(err, c.cfg.Command))
 	}
 	// No go-plugin SecureConfig: it would hash the file by name again; openPinned hashed
 	// the very file that is started.
@@ -568,3 +575,61 @@ func FileSHA256(path string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// startError is go-plugin's error for a start that failed, told of the operator's command:
+// its notes on the file started (path, mode, owner) describe /proc/self/fd/3 in this process
+// (pinnedCommand), whose mode said a plugin that printed something else than its handshake
+// was "not executable".
+func startError(err error, command string) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "\n\nAdditional notes about plugin:"); i >= 0 {
+		msg = msg[:i]
+	}
+	return strings.ReplaceAll(msg, pinnedPath, command)
+}
+
+// pinnedPathWriter writes go-plugin's log lines with the operator's command in place of
+// /proc/self/fd/3, the path every plugin is started by.
+type pinnedPathWriter struct {
+	w       io.Writer
+	command string
+}
+
+func (p *pinnedPathWriter) Write(b []byte) (int, error) {
+	if _, err := p.w.Write(bytes.ReplaceAll(b, []byte(pinnedPath), []byte(p.command))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// linePrefix writes to w with prefix at the start of every line.
+type linePrefix struct {
+	w      io.Writer
+	prefix string
+	mid    bool // the last write ended inside a line
+}
+
+func (l *linePrefix) Write(b []byte) (int, error) {
+	var out []byte
+	for rest := b; len(rest) > 0; {
+		if !l.mid {
+			out = append(out, l.prefix...)
+		}
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			out = append(out, rest...)
+			l.mid = true
+			break
+		}
+		out = append(out, rest[:i+1]...)
+		rest = rest[i+1:]
+		l.mid = false
+	}
+	if _, err := l.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// pinnedPath is the path a plugin is started by on Linux (pinnedCommand).
+const pinnedPath = "/proc/self/fd/3"

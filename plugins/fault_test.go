@@ -212,3 +212,29 @@ func TestCloseKillsAndRefuses(t *testing.T) {
 	assert.ErrorIs(t, err, ErrClosed)
 	require.NoError(t, c.Close(), "Close twice")
 }
+
+// TestPluginOutputAndStartErrors: what a plugin prints once it serves reaches the host's log
+// (go-plugin drops it by default), and a plugin that fails its handshake is reported by the
+// operator's command, not by /proc/self/fd/3 with that descriptor's mode, which called a
+// script that printed something else than its handshake "not executable".
+func TestPluginOutputAndStartErrors(t *testing.T) {
+	bin, sum := buildPlugin(t, "./plugins/testdata/faulty")
+	var logs lockedBuffer
+	c := newClient(t, Config{Name: "loud", Command: bin, SHA256: sum, Logs: &logs})
+	_, err := c.Score(context.Background(), &engine.ScoreRequest{Lines: []string{"x"}, Goal: "print"})
+	require.NoError(t, err)
+	assert.Eventually(t, func() bool {
+		return strings.Contains(logs.String(), "plugin.loud stdout: faulty says hi\n") && strings.Contains(logs.String(), "plugin.loud stderr: faulty complains\n")
+	}, 10*time.Second, 10*time.Millisecond, "%s", logs.String())
+
+	script := filepath.Join(t.TempDir(), "hello.sh")
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\necho hello world\nsleep 1\n"), 0o755))
+	ssum, err := FileSHA256(script)
+	require.NoError(t, err)
+	_, err = New(context.Background(), Config{Name: "hello", Command: script, SHA256: ssum, Start: StartEager, Logs: &logs})
+	require.ErrorIs(t, err, ErrStart)
+	assert.Contains(t, err.Error(), "hello world")
+	assert.NotContains(t, err.Error(), pinnedPath)
+	assert.NotContains(t, err.Error(), "Mode:")
+	assert.NotContains(t, logs.String(), pinnedPath, "go-plugin's log lines name the command")
+}

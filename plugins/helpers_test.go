@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"bytes"
 	"context"
 	"github.com/mcp-pruner/mcp-pruner/benchmarks"
 	"os"
@@ -91,4 +92,22 @@ func newEngine(t testing.TB, scorers map[string]engine.Scorer) *engine.Engine {
 	e, err := engine.New(engine.Config{Registry: reg, Store: engine.NewMemoryStore(time.Minute, 1<<20, nil), Tokens: wordCounter{}})
 	require.NoError(t, err)
 	return e
+}
+
+// lockedBuffer is a bytes.Buffer safe for the writes of several goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -45,7 +45,7 @@ func killGroup(pgid int) {
 // interpreter that path to read, and the host's own descriptor, which closes on exec, made
 // every "#!" plugin fail to start.
 func pinnedCommand(f *os.File, args ...string) *exec.Cmd {
-	cmd := exec.Command("/proc/self/fd/3", args...)
+	cmd := exec.Command(pinnedPath, args...)
 	cmd.ExtraFiles = []*os.File{f}
 	return cmd
 }

@@ -1,12 +1,13 @@
 // Command faulty is a scorer plugin that misbehaves on request, for the plugins package's
 // fault tests. The goal picks the fault: "crash" kills the process mid-request, "hang"
 // never returns, "slow" waits for its context, "nan" and "short" return garbage, "panic"
-// panics, "spawn" starts a long sleep (its pid written to $FAULTY_PIDFILE) and hangs. Any other goal is scored honestly: the share of goal words a line contains.
+// panics, "print" writes a line to stdout and one to stderr and scores, "spawn" starts a long sleep (its pid written to $FAULTY_PIDFILE) and hangs. Any other goal is scored honestly: the share of goal words a line contains.
 // Started with the argument "handshake", it speaks the wrong protocol version.
 package main
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -29,6 +30,9 @@ func (faulty) Score(ctx context.Context, req *engine.ScoreRequest) (*engine.Scor
 		select {}
 	case "hang":
 		select {}
+	case "print":
+		fmt.Println("faulty says hi")
+		fmt.Fprintln(os.Stderr, "faulty complains")
 	case "slow":
 		<-ctx.Done()
 		return nil, ctx.Err()
