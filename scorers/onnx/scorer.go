@@ -83,8 +83,25 @@ func Open(_ context.Context, dir string, o Options) (*Scorer, error) {
 	switch man.Family {
 	case manifest.FamilyLineFeatures:
 		if man.Features.Version != linefeat.Version || !slices.Equal(man.Features.Names, linefeat.Names) {
-			return nil, fmt.Errorf("%w: model %s was trained on features %q (%d), this build computes %q (%d): retrain it with 'pruner train'",
-				ErrShapeMismatch, man.Name, man.Features.Version, len(man.Features.Names), linefeat.Version, linefeat.NumFeatures)
+			differ := ""
+			if man.Features.Version == linefeat.Version {
+				// Same set, other names or order: say where they part.
+				for i := range max(len(man.Features.Names), len(linefeat.Names)) {
+					var got, want string
+					if i < len(man.Features.Names) {
+						got = man.Features.Names[i]
+					}
+					if i < len(linefeat.Names) {
+						want = linefeat.Names[i]
+					}
+					if got != want {
+						differ = fmt.Sprintf(", but its features.names[%d] is %q where this build computes %q", i, got, want)
+						break
+					}
+				}
+			}
+			return nil, fmt.Errorf("%w: model %s was trained on features %q (%d), this build computes %q (%d)%s: retrain it with 'pruner train'",
+				ErrShapeMismatch, man.Name, man.Features.Version, len(man.Features.Names), linefeat.Version, linefeat.NumFeatures, differ)
 		}
 		for kind := range man.Features.KindThresholds {
 			if !slices.Contains(linefeat.Kinds, kind) {
@@ -157,13 +174,20 @@ func Open(_ context.Context, dir string, o Options) (*Scorer, error) {
 // checkIO compares the graph's declared inputs and outputs with the manifest's.
 func checkIO(man *manifest.Manifest, ins, outs []ort.InputOutputInfo) error {
 	cmp := func(kind string, want []manifest.Tensor, got []ort.InputOutputInfo) error {
+		// The graph's own names and shapes, so an operator can write the manifest from
+		// the error (nothing here reads an export otherwise).
+		declared := make([]string, len(got))
+		for i, g := range got {
+			declared[i] = fmt.Sprintf("%q %v", g.Name, g.Dimensions)
+		}
+		has := fmt.Sprintf("the graph's %ss are %s", kind, strings.Join(declared, ", "))
 		if len(want) != len(got) {
-			return fmt.Errorf("%w: the graph has %d %ss, the manifest lists %d", ErrShapeMismatch, len(got), kind, len(want))
+			return fmt.Errorf("%w: the graph has %d %ss, the manifest lists %d (%s)", ErrShapeMismatch, len(got), kind, len(want), has)
 		}
 		for _, w := range want {
 			i := slices.IndexFunc(got, func(g ort.InputOutputInfo) bool { return g.Name == w.Name })
 			if i < 0 {
-				return fmt.Errorf("%w: no %s %q in the graph", ErrShapeMismatch, kind, w.Name)
+				return fmt.Errorf("%w: no %s %q in the graph (%s)", ErrShapeMismatch, kind, w.Name, has)
 			}
 			g := got[i]
 			wantType := ort.TensorElementDataType(ort.TensorElementDataTypeFloat)

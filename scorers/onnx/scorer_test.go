@@ -191,7 +191,12 @@ func TestOpenErrors(t *testing.T) {
 		}, onnx.ErrShapeMismatch, "features"},
 		{"output name differs", func(t *testing.T) string {
 			return writeLineModel(t, m, func(man *manifest.Manifest) { man.Outputs[0].Name = "logits" })
-		}, onnx.ErrShapeMismatch, `"logits"`},
+		}, onnx.ErrShapeMismatch, `the graph's outputs are "relevance"`},
+		{"two feature names swapped", func(t *testing.T) string {
+			return writeLineModel(t, m, func(man *manifest.Manifest) {
+				man.Features.Names[0], man.Features.Names[1] = man.Features.Names[1], man.Features.Names[0]
+			})
+		}, onnx.ErrShapeMismatch, "features.names[0] is"},
 		{"feature set of another version", func(t *testing.T) string {
 			return writeLineModel(t, m, func(man *manifest.Manifest) { man.Features.Version = "linefeat-v0" })
 		}, onnx.ErrShapeMismatch, "retrain"},

@@ -7,6 +7,7 @@
 package manifest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -148,8 +149,15 @@ func Load(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("model manifest: %w", err)
 	}
 	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
+	// A misspelt field ("treshold", "max_len") would be dropped without a word and its
+	// default used: refuse it, as the plugins file does.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("%w %s: %v", ErrInvalid, filepath.Join(dir, FileName), err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w %s: data after the manifest's object", ErrInvalid, filepath.Join(dir, FileName))
 	}
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, FileName), err)
@@ -242,6 +250,20 @@ func (m *Manifest) Validate() error {
 		out, ok := m.ByRole(m.Outputs, RoleScores)
 		if !ok || len(m.Outputs) != 1 || out.Type != "float32" || len(out.Shape) < 1 || len(out.Shape) > 2 {
 			return bad(`a cross-encoder returns one float32 output of shape [batch] or [batch, k] with role "scores"`)
+		}
+		// Columns the output is declared to have: 1 for [batch], k for a fixed [batch, k].
+		cols := int64(1)
+		if len(out.Shape) == 2 {
+			cols = -1
+			if out.Shape[1].Fixed() {
+				cols = out.Shape[1].Size
+			}
+		}
+		if cols > 0 && int64(ce.ScoreIndex) >= cols {
+			return bad("cross_encoder.score_index %d: output %q has %d column(s)", ce.ScoreIndex, out.Name, cols)
+		}
+		if cols == 1 && ce.Activation == "softmax" {
+			return bad(`cross_encoder.activation "softmax" over output %q's one column scores every line 1: use "sigmoid" for a logit`, out.Name)
 		}
 	default:
 		return bad("family %q: want %q or %q", m.Family, FamilyLineFeatures, FamilyCrossEncoder)

@@ -80,6 +80,21 @@ func TestLoadErrors(t *testing.T) {
 		  "inputs": [{"name": "features", "role": "features", "type": "float32", "shape": ["N", 2]}],
 		  "outputs": [{"name": "relevance", "role": "scores", "type": "float32", "shape": ["N"]}],
 		  "features": {"version": "v", "names": ["a", "b"], "kind_thresholds": {"logs": 1.5}}}`, `kind_thresholds["logs"]`},
+		// An operator's slips that loaded and then failed every request, or silently did
+		// something else than asked.
+		{"misspelt field", `{"name": "m", "version": "1", "family": "line-features", "treshold": 0.9}`, `unknown field "treshold"`},
+		{"score_index past the output's columns", `{"name": "m", "version": "1", "family": "cross-encoder",
+		  "inputs": [{"name": "input_ids", "role": "input_ids", "type": "int64", "shape": ["b", "s"]}],
+		  "outputs": [{"name": "logits", "role": "scores", "type": "float32", "shape": ["b", 1]}],
+		  "cross_encoder": {"tokenizer": "t.json", "score_index": 3}}`, "score_index 3"},
+		{"score_index on a [batch] output", `{"name": "m", "version": "1", "family": "cross-encoder",
+		  "inputs": [{"name": "input_ids", "role": "input_ids", "type": "int64", "shape": ["b", "s"]}],
+		  "outputs": [{"name": "logits", "role": "scores", "type": "float32", "shape": ["b"]}],
+		  "cross_encoder": {"tokenizer": "t.json", "score_index": 1}}`, "1 column"},
+		{"softmax over one column", `{"name": "m", "version": "1", "family": "cross-encoder",
+		  "inputs": [{"name": "input_ids", "role": "input_ids", "type": "int64", "shape": ["b", "s"]}],
+		  "outputs": [{"name": "logits", "role": "scores", "type": "float32", "shape": ["b", 1]}],
+		  "cross_encoder": {"tokenizer": "t.json", "activation": "softmax"}}`, "every line 1"},
 		{"bad dimension", `{"name": "m", "version": "1", "family": "line-features",
 		  "inputs": [{"name": "features", "role": "features", "type": "float32", "shape": ["N", -1]}]}`, "dimension"},
 	}
