@@ -169,6 +169,31 @@ func TestEagerPluginsStartWithTheServer(t *testing.T) {
 	}
 }
 
+// TestScorersStartsWhatAServerWould: 'pruner scorers' checks a spec before a server starts
+// with it, so it starts what a server would: the eager entries, and the --scorer plugin even
+// when lazy. Both passed with exit 0 while the server refused to start or failed every
+// request.
+func TestScorersStartsWhatAServerWould(t *testing.T) {
+	sum, err := plugins.FileSHA256("/bin/true") // runs, but is no plugin
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "plugins.json")
+	for _, start := range []string{"eager", "lazy"} {
+		writeJSON(t, file, map[string]any{"plugins": map[string]any{
+			"broken": map[string]any{"command": "/bin/true", "sha256": sum, "start": start},
+		}})
+		code, _, stderr := runCLI(t, "", "scorers", "--plugins", file)
+		if start == "eager" {
+			assert.Equal(t, 2, code)
+			assert.Contains(t, stderr, `plugin "broken" starts eagerly and did not start`)
+		} else {
+			assert.Equal(t, 0, code, "a lazy plugin no one names is only listed: %s", stderr)
+		}
+		code, _, stderr = runCLI(t, "", "scorers", "--plugins", file, "--scorer", "plugin:broken")
+		assert.Equal(t, 2, code, start)
+		assert.Contains(t, stderr, "did not start", start)
+	}
+}
+
 func TestPluginsFileErrors(t *testing.T) {
 	good := map[string]any{"command": "/bin/true", "sha256": strings.Repeat("a", 64)}
 	with := func(k string, v any) map[string]any {

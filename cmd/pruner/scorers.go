@@ -62,11 +62,24 @@ Flags:
 	if len(list) == 0 {
 		return errNoScorers
 	}
+	// What a server would start with it is started here too: the plugins file's eager
+	// entries, and the --scorer spec (onnx:DIR, plugin:NAME), a plugin one started even if
+	// lazy, since whether it starts at all is what this command is asked (not a built-in
+	// one: that is this binary, running).
+	for _, name := range cfg.eager {
+		if _, err := reg.Get(ctx, pluginFamily+":"+name); err != nil {
+			return usagef("--plugins (MCP_PRUNER_PLUGINS): plugin %q starts eagerly and did not start: %v", name, err)
+		}
+	}
 	if cfg.scorer != "" {
-		// A spec (onnx:DIR, plugin:NAME) is built here, as a server would build it at start.
 		sc, err := reg.Get(ctx, cfg.scorer)
 		if err != nil {
 			return usagef("--scorer (MCP_PRUNER_SCORER): %v", err)
+		}
+		if p, ok := sc.(interface{ Ping(context.Context) error }); ok && !strings.HasPrefix(cfg.scorer, pluginFamily+":"+builtinPrefix) {
+			if err := p.Ping(ctx); err != nil {
+				return usagef("--scorer (MCP_PRUNER_SCORER): %v", err)
+			}
 		}
 		list = withSpec(list, cfg.scorer, sc)
 	}
