@@ -107,6 +107,7 @@ type Server struct {
 	readTimeout     time.Duration
 	mcpHTTP         *mcp.Server
 	sessions        *sessionCap
+	uploads         uploads
 
 	inflightMu sync.Mutex
 	inflight   int
@@ -247,7 +248,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found", "endpoints": "POST /rpc, POST /mcp, POST /prune, GET /health"})
 	})
-	return s.guard(mux)
+	return s.uploads.watch(s.guard(mux))
 }
 
 func methodNotAllowed(allow string) http.HandlerFunc {
@@ -332,6 +333,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.log.Info("shutting down: finishing in-flight requests", "timeout", s.shutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.shutdownTimeout)
 	defer cancel()
+	// A request whose body has not arrived yet is not in flight yet: it gets half the
+	// timeout to arrive, so a stalled upload cannot hold the shutdown for the whole of it.
+	s.uploads.stop(s.shutdownTimeout / 2)
 	err := hs.Shutdown(sctx)
 	<-errc
 	if err != nil {
