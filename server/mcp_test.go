@@ -319,3 +319,31 @@ func TestMCPOversizedBodyIsInputTooLarge(t *testing.T) {
 	status, _ = mcpPost(t, env.http.URL+"/mcp", sid, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
 	assert.Equal(t, http.StatusOK, status, "the session outlives the refused body")
 }
+
+// TestMCPUnknownMethodIsMethodNotFound: /mcp answered a method the SDK does not know (a
+// legacy prune_text, a typo) with HTTP 400 and a line of plain text, where /rpc and stdio
+// answer JSON-RPC's -32601 with the request's id. A batch keeps the SDK's answer.
+func TestMCPUnknownMethodIsMethodNotFound(t *testing.T) {
+	env := newEnv(t, nil)
+	url := env.http.URL + "/mcp"
+	status, sid := mcpPost(t, url, "", mcpInitialize)
+	require.Equal(t, http.StatusOK, status)
+	mcpPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, tc := range []struct{ body, id, method string }{
+		{`{"jsonrpc":"2.0","id":7,"method":"foo/bar","params":{}}`, "7", "foo/bar"},
+		{`{"jsonrpc":"2.0","method":"prune_text","id":"a-1","params":{"text":"x"}}`, `"a-1"`, "prune_text"},
+	} {
+		resp, b := mcpPostRead(t, url, sid, strings.NewReader(tc.body))
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
+		assert.True(t, strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json"), resp.Header.Get("Content-Type"))
+		r := decodeRPC(t, b)
+		assert.JSONEq(t, tc.id, string(r.ID))
+		require.NotNil(t, r.Error, "%s", b)
+		assert.Equal(t, int64(-32601), r.Error.Code)
+		assert.Equal(t, tc.method, r.Error.Data["method"])
+	}
+	resp, _ := mcpPostRead(t, url, sid, strings.NewReader(`[{"jsonrpc":"2.0","id":8,"method":"foo/bar"}]`))
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "a batch keeps the SDK's answer")
+	status, _ = mcpPost(t, url, sid, `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	assert.Equal(t, http.StatusOK, status, "the session goes on")
+}

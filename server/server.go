@@ -239,7 +239,7 @@ func (s *Server) Handler() http.Handler {
 		SessionTimeout:             30 * time.Minute,
 		DisableLocalhostProtection: true, // the guard below checks Host and Origin on every endpoint
 	})
-	mux.Handle("/mcp", s.trackInflight(s.sessions.wrap(tooLargeAsRPC(s.maxBody, fixCodeZeroErrors(mcpHandler)))))
+	mux.Handle("/mcp", s.trackInflight(s.sessions.wrap(tooLargeAsRPC(s.maxBody, methodNotFoundAsRPC(fixCodeZeroErrors(mcpHandler))))))
 	mux.HandleFunc("POST /prune", s.servePrune)
 	mux.HandleFunc("GET /health", s.serveHealth)
 	// Another method on these paths is a 405 naming the one that works, not the catch-all's 404.
