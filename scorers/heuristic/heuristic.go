@@ -100,9 +100,11 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 	switch req.SourceType {
 	case engine.SourceLogs:
 		scores = scoreLogs(req.Lines, a, fail, shape)
+		a.LiftCovering(scores)
 	case engine.SourceDocs:
 		scores = scoreStructured(req.Lines, a, docsWeights)
 		a.LiftGoalKinds(req.Lines, scores, false)
+		a.LiftCovering(scores)
 	default:
 		scores = scoreCode(req.Lines, a)
 		a.LiftComments(req.Lines, scores)

@@ -405,3 +405,40 @@ func TestLogsTestNamesAreNotFailures(t *testing.T) {
 		assert.Greater(t, s[failed+1], s[i], "its assertion outranks %q", lines[i])
 	}
 }
+
+// TestALineHoldingTheGoalClearsTheThreshold: in logs and docs a line's own match is a fifth
+// or a quarter of its score, so the one line holding a specific goal ("cache spread" in a
+// server log, "configure retries" in a flat page) scored 0.25 to 0.35, under the 0.5
+// threshold, and a prune with no floors kept nothing; in the log the tail outranked it. A
+// line holding most of the goal's weight, with a clear match, now clears the threshold.
+func TestALineHoldingTheGoalClearsTheThreshold(t *testing.T) {
+	s := heuristic.New()
+	logLines := make([]string, 500)
+	for i := range logLines {
+		logLines[i] = fmt.Sprintf("2026-01-01T00:00:%02d INFO request served path=/api/v1/item/%d status=200 dur=2ms", i%60, i)
+	}
+	logLines[250] = "2026-01-01T00:00:10 INFO cache spread rebalanced shards=12 moved=3"
+	docLines := make([]string, 56)
+	for i := range docLines {
+		docLines[i] = fmt.Sprintf("Paragraph %d talks about the client and its many options for logging, proxies and timeouts.", i)
+	}
+	docLines[30] = "To configure retries, set max_retries in the client config and restart it."
+	for _, tc := range []struct {
+		st    engine.SourceType
+		lines []string
+		goal  string
+		line  int
+	}{
+		{engine.SourceLogs, logLines, "cache spread", 250},
+		{engine.SourceDocs, docLines, "how do I configure retries", 30},
+	} {
+		resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: tc.lines, Goal: tc.goal, SourceType: tc.st})
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, resp.Scores[tc.line], heuristic.Threshold, "%s: the line holding the goal", tc.st)
+		for i, v := range resp.Scores {
+			if i < tc.line-3 || i > tc.line+3 {
+				assert.Less(t, v, heuristic.Threshold, "%s: line %d holds none of it", tc.st, i)
+			}
+		}
+	}
+}
