@@ -122,6 +122,14 @@ func TestPruneRules(t *testing.T) {
 			keep: []int{30, 31, 32, 44, 45, 46}, cut: []int{10, 20, 55},
 		},
 		{
+			// A test's own failure message holds no failure word and may sit lines above
+			// its "--- FAIL" (go test -v) or below the test's code (pytest's "E" lines).
+			name: "logs: test failure messages are failure lines",
+			text: longLines(60, map[int]string{20: "    calc_test.go:52: Sum([1 2 3]) = 5, want 6", 40: "E       assert 3 == 4"}),
+			goal: "unrelated widget", st: engine.SourceLogs, opts: opts(1, 0),
+			keep: []int{19, 20, 21, 39, 40, 41}, cut: []int{10, 30, 50},
+		},
+		{
 			name: "NO_PRUNE regions are kept with both directives",
 			text: longLines(40, map[int]string{10: "⟦NO_PRUNE_BEGIN⟧", 15: "secret sauce", 20: "⟦NO_PRUNE_END⟧"}),
 			goal: "needle", st: engine.SourceLogs, opts: opts(1, 0),

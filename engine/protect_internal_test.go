@@ -238,3 +238,23 @@ func mark(set bool, c byte) byte {
 	}
 	return '.'
 }
+
+func TestTestFailureMessage(t *testing.T) {
+	for l, want := range map[string]bool{
+		"    calc_test.go:52: Sum([1 2 3]) = 5, want 6": true,
+		"\tpkg/parse_test.go:7: got nil":                true,
+		"\x1b[31m    calc_test.go:52: bad\x1b[0m":       true,
+		"E       assert 3 == 4":                         true,
+		"\x1b[1m\x1b[31mE       AssertionError\x1b[0m":  true,
+		"calc_test.go:52: at the margin":                false, // go test indents them
+		"    calc_test.go: no line":                     false,
+		"    calc_test.go:52 no colon":                  false,
+		"    see my calc_test.go:52: in prose":          false,
+		"  E       indented":                            false,
+		"Error: something":                              false,
+		"E":                                             false,
+		"    calc.go:10: adding 1":                      false,
+	} {
+		assert.Equal(t, want, TestFailureMessage(l), "%q", l)
+	}
+}

@@ -442,3 +442,32 @@ func TestALineHoldingTheGoalClearsTheThreshold(t *testing.T) {
 		}
 	}
 }
+
+// TestTestFailureMessagesAreFailureLines: go test's "name_test.go:NN: message" (t.Errorf)
+// and pytest's "E   assert …" say what went wrong, often without a failure word, and a
+// go test message may sit several lines above its "--- FAIL", past the reach of its
+// neighbours' lift: in a 'go test -v' log the message was cut while the FAIL lines stayed.
+func TestTestFailureMessagesAreFailureLines(t *testing.T) {
+	var lines []string
+	for i := range 60 {
+		lines = append(lines, fmt.Sprintf("=== RUN   TestParse%d", i), fmt.Sprintf("--- PASS: TestParse%d (0.00s)", i))
+	}
+	msg := len(lines) + 1
+	lines = append(lines, "=== RUN   TestSum",
+		"    calc_test.go:52: Sum([1 2 3]) = 5, want 6",
+		"    calc.go:10: adding 1", "    calc.go:10: adding 2", "    calc.go:10: adding 3", "    calc.go:12: returning",
+		"--- FAIL: TestSum (0.00s)")
+	for i := range 60 {
+		lines = append(lines, fmt.Sprintf("=== RUN   TestRender%d", i), fmt.Sprintf("--- PASS: TestRender%d (0.00s)", i))
+	}
+	pyMsg := len(lines) + 2
+	lines = append(lines, "    def test_total():", ">       assert total([1, 2]) == 4", "E       assert 3 == 4",
+		"E        +  where 3 = total([1, 2])", "", "tests/test_calc.py:7: AssertionError", "FAIL", "FAIL\texample.com/calc\t0.01s")
+	resp, err := heuristic.New().Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: "which test fails and why", SourceType: engine.SourceLogs})
+	require.NoError(t, err)
+	for _, i := range []int{msg, pyMsg} {
+		assert.Greater(t, resp.Scores[i], resp.Scores[i-10], "%q over a passing test's lines", lines[i])
+	}
+	assert.Greater(t, resp.Scores[msg], resp.Scores[msg+2], "the log lines around it are no failure")
+	assert.Greater(t, resp.Scores[msg], 2*resp.Scores[msg-4])
+}

@@ -3,6 +3,8 @@ package heuristic
 import (
 	"math"
 	"strings"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
 )
 
 // failureWords are words that mark a failure in a build or test log, with their strength.
@@ -156,6 +158,9 @@ func passMark(l string) bool {
 // scoreLogs counts. Each line alone: the scan runs it on every processor.
 func logLine(l string, hashes []termHash) (fail float64, shape uint64) {
 	fail = lineFailure(l, hashes)
+	if fail < testMessageWeight && engine.TestFailureMessage(l) {
+		fail = testMessageWeight
+	}
 	if fail <= 0 {
 		return fail, 0
 	}
@@ -571,3 +576,7 @@ func isLogNoise(l string) bool {
 	return strings.IndexByte(t, '0') >= 0 && (strings.Contains(t, "0 errors") || strings.Contains(t, "0 failures") ||
 		strings.Contains(t, "errors: 0") || strings.Contains(t, "Failures: 0, Errors: 0"))
 }
+
+// testMessageWeight is the failure weight of a test's own failure message
+// (engine.TestFailureMessage).
+const testMessageWeight = 0.8
