@@ -264,6 +264,9 @@ func TestNumericFlagsOutOfRange(t *testing.T) {
 		{[]string{"stdio", "--onnx-threads", "0"}, "--onnx-threads must be >= 1, got 0"},
 		{[]string{"prune", "--goal", "x", "--max-input-chars", "0", "-"}, "--max-input-chars must be >= 1, got 0"},
 		{[]string{"bench", "--limit", "-1"}, "--limit must be >= 0 (0: every case), got -1"},
+		// A store smaller than one prune's bookkeeping keeps nothing: it was accepted with a
+		// warning naming a largest storable text of -96 bytes.
+		{[]string{"stdio", "--store-bytes", "100"}, "--store-bytes must be >= 1024"},
 		{[]string{"bench", "build-commits", "--repo", ".", "--out", "x.jsonl", "--limit", "-1"}, "--limit must be >= 0 (0: no limit), got -1"},
 		{[]string{"bench", "build-commits", "--repo", ".", "--out", "x.jsonl", "--max-file-bytes", "0"}, "--max-file-bytes must be >= 1, got 0"},
 	} {

@@ -93,10 +93,10 @@ func (c *engineConfig) applyEnv(e env) error {
 	if err := e.int64("MCP_PRUNER_MAX_INPUT_CHARS", "max-input-chars", 1, math.MaxInt32, positive, func(n int64) { c.maxInputChars = int(n) }); err != nil {
 		return err
 	}
-	if err := e.int64("MCP_PRUNER_PRUNE_ID_TTL_S", "ttl", 1, math.MaxInt32, "want an integer number of seconds >= 1", func(n int64) { c.ttl = time.Duration(n) * time.Second }); err != nil {
+	if err := e.int64("MCP_PRUNER_PRUNE_ID_TTL_S", "ttl", 1, math.MaxInt32, "want an integer number of seconds from 1 to 2147483647", func(n int64) { c.ttl = time.Duration(n) * time.Second }); err != nil {
 		return err
 	}
-	if err := e.int64("MCP_PRUNER_STORE_BYTES", "store-bytes", 1, math.MaxInt64, positive, func(n int64) { c.storeBytes = n }); err != nil {
+	if err := e.int64("MCP_PRUNER_STORE_BYTES", "store-bytes", minStoreBytes, math.MaxInt64, fmt.Sprintf("want an integer >= %d", minStoreBytes), func(n int64) { c.storeBytes = n }); err != nil {
 		return err
 	}
 	e.str("MCP_PRUNER_ENCODING", "encoding", &c.encoding)
@@ -109,6 +109,11 @@ func (c *engineConfig) applyEnv(e env) error {
 	return e.int64(onnxThreadsEnv, "onnx-threads", 1, math.MaxInt32, positive, func(n int64) { c.onnxThreads = int(n) })
 }
 
+// minStoreBytes is the smallest recovery store accepted: a store smaller than one prune's
+// bookkeeping (engine.StoreEntryOverhead and its id) keeps nothing, and every prune fails
+// open.
+const minStoreBytes = 1024
+
 // validate checks values after flag parsing.
 func (c *engineConfig) validate() error {
 	switch {
@@ -116,8 +121,8 @@ func (c *engineConfig) validate() error {
 		return usagef("--max-input-chars must be >= 1, got %d", c.maxInputChars)
 	case c.ttl < time.Second:
 		return usagef("--ttl must be at least 1s, got %s", c.ttl)
-	case c.storeBytes < 1:
-		return usagef("--store-bytes must be >= 1, got %d", c.storeBytes)
+	case c.storeBytes < minStoreBytes:
+		return usagef("--store-bytes must be >= %d (each prune's id and bookkeeping take about 200 bytes), got %d", minStoreBytes, c.storeBytes)
 	case c.onnxThreads < 1:
 		return usagef("--onnx-threads must be >= 1, got %d", c.onnxThreads)
 	}
