@@ -379,7 +379,7 @@ func (h *rpcHandler) dispatch(ctx context.Context, method string, params json.Ra
 	case "initialize":
 		var p initializeParams
 		if err := decodeArgs(initializeSchema, params, &p); err != nil {
-			return nil, err
+			return nil, asParams(err)
 		}
 		return h.s.initializeResult(p.ProtocolVersion), nil
 	case "notifications/initialized":
@@ -388,7 +388,7 @@ func (h *rpcHandler) dispatch(ctx context.Context, method string, params json.Ra
 		return struct{}{}, nil
 	case "tools/list":
 		if err := emptyParamsSchema.validate(params); err != nil {
-			return nil, err
+			return nil, asParams(err)
 		}
 		return h.s.listTools(), nil
 	case "tools/call":
@@ -410,7 +410,7 @@ func (h *rpcHandler) dispatch(ctx context.Context, method string, params json.Ra
 	case ToolHealth, ToolPrune, ToolRecover, ToolRecoverAlias:
 		payload, err := tools.call(ctx, "rpc-legacy", method, params)
 		if err != nil {
-			return nil, err
+			return nil, asParams(err)
 		}
 		return legacyResult(payload)
 	}
@@ -418,6 +418,17 @@ func (h *rpcHandler) dispatch(ctx context.Context, method string, params json.Ra
 		return nil, nil // unknown notifications (notifications/cancelled, ...) are ignored
 	}
 	return nil, &rpcError{Code: codeMethodNotFound, Message: "method not found: " + method, Data: map[string]string{"method": method}}
+}
+
+// asParams names the request's params where err names the whole arguments object: a method
+// whose params are the object validated (initialize, tools/list, the legacy direct methods)
+// has no "arguments" field to point at.
+func asParams(err error) error {
+	var fe *engine.FieldError
+	if errors.As(err, &fe) && fe.Field == errNotObject.Field {
+		return &engine.FieldError{Field: "params", Problem: fe.Problem, More: fe.More}
+	}
+	return err
 }
 
 // writeJSON writes v as UTF-8 JSON without HTML escaping.

@@ -42,6 +42,9 @@ func TestRPCErrors(t *testing.T) {
 		{name: "unknown tool", body: callBody("5", "summarise", `{}`), code: -32602, id: "5", dataField: "name"},
 		{name: "tools/call without name", body: `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}}`, code: -32602, id: "6", dataField: "name"},
 		{name: "params not an object", body: `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":[1]}`, code: -32602, id: "6", dataField: "params"},
+		// Where the params are the object itself, the error names params, not "arguments".
+		{name: "tools/list params not an object", body: `{"jsonrpc":"2.0","id":6,"method":"tools/list","params":[]}`, code: -32602, id: "6", dataField: "params", message: "invalid params: must be a JSON object"},
+		{name: "legacy method params not an object", body: `{"jsonrpc":"2.0","id":6,"method":"health","params":[]}`, code: -32602, id: "6", dataField: "params"},
 		{name: "arguments not an object", body: callBody("6", "prune_text", `"text"`), code: -32602, id: "6", dataField: "arguments"},
 		{name: "null request", body: `null`, code: -32600, id: "null"},
 		{name: "truncated string", body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"prune_text","arguments":{"text":"abc}}}`, code: -32700, id: "null"},
