@@ -53,7 +53,11 @@ const (
 // comment marks the comment lines of code (heuristic.CommentLines), nil for docs or under a
 // goal about comments: a definition's doc comment then scores docShare of its unit, so it
 // comes with the definition but after the definition's code.
-func scoreOutline(lines []string, o *outline, a *heuristic.Analysis, q *heuristic.Query, comment []bool) []float64 {
+//
+// sections is set for configuration files and Markdown (YAML, TOML, Markdown): a section
+// whose key or heading the goal names then passes that relevance to its members, and named
+// marks the lines of such sections (nil otherwise).
+func scoreOutline(lines []string, o *outline, a *heuristic.Analysis, q *heuristic.Query, comment []bool, sections bool) (scores []float64, named []bool) {
 	n := len(lines)
 	us := o.units
 	// owner[i] is the innermost unit of line i (members follow their container in us).
@@ -122,6 +126,29 @@ func scoreOutline(lines []string, o *outline, a *heuristic.Analysis, q *heuristi
 		rel[k] = r
 		if id := lastIdent(u.name); id != "" && (na.Exact[k] || na.Lex[k] >= 0.6*zn) {
 			goalNamed[id] = true
+		}
+	}
+	if sections {
+		// A section the goal names ("cloudkms" over a YAML map of 20 keys, "## Deploy") is
+		// what it asks for, members included: they rarely repeat the section's name, and
+		// scored on their own words they fell below unrelated sections' first lines.
+		given := make([]float64, len(us))
+		named = make([]bool, n)
+		for k, u := range us {
+			if p := u.parent; p >= 0 {
+				given[k] = given[p]
+				if u.role == roleDef || u.role == roleChunk {
+					rel[k] = math.Max(rel[k], given[k])
+				}
+			}
+			if u.role != roleImport && u.role != roleChunk && (na.Exact[k] || na.Lex[k] >= 0.6*zn) {
+				given[k] = math.Max(given[k], rel[k])
+			}
+			if given[k] > 0 {
+				for i := u.start; i < u.end && i < n; i++ {
+					named[i] = true
+				}
+			}
 		}
 	}
 	refs := referenceLines(lines, us, goalNamed)
@@ -213,7 +240,7 @@ func scoreOutline(lines []string, o *outline, a *heuristic.Analysis, q *heuristi
 		out[i] = s * (1 - lineShare + lineShare*local[i])
 	}
 	skel.assign(out)
-	return out
+	return out, named
 }
 
 // blockRelevance is, for each line of a long unit's body, the relevance of its statement

@@ -192,10 +192,16 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 			damped = comment
 		}
 	}
-	scores := scoreOutline(req.Lines, o, a, q, damped)
+	scores, named := scoreOutline(req.Lines, o, a, q, damped, name == "yaml" || name == "toml" || name == "markdown")
 	if req.SourceType == engine.SourceDocs {
 		for i := range scores {
-			scores[i] = docsBlend*h.Scores[i] + (1-docsBlend)*scores[i]
+			blend := docsBlend*h.Scores[i] + (1-docsBlend)*scores[i]
+			if named != nil && named[i] {
+				// The heuristic reads sections by indentation, which Markdown's do not
+				// have: a section the goal names keeps the outline's score.
+				blend = max(blend, scores[i])
+			}
+			scores[i] = blend
 		}
 		a.LiftGoalKinds(req.Lines, scores, false)
 	} else {

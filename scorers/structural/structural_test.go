@@ -374,8 +374,8 @@ func TestGoalNamedAPIDefinition(t *testing.T) {
 	for i := range plain.Terms {
 		plain.Terms[i].Named = false
 	}
-	named := scoreOutline(lines, o, heuristic.Analyze(lines, q), q, nil)
-	unnamed := scoreOutline(lines, o, heuristic.Analyze(lines, &plain), &plain, nil)
+	named, _ := scoreOutline(lines, o, heuristic.Analyze(lines, q), q, nil, false)
+	unnamed, _ := scoreOutline(lines, o, heuristic.Analyze(lines, &plain), &plain, nil, false)
 	body := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "merge_attrs(") })
 	def := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "def where(") })
 	require.Positive(t, body)
@@ -469,7 +469,7 @@ func TestDocBlockOneBlankAbove(t *testing.T) {
 
 	goal := "req.acceptsCharsets: check if the given charsets are acceptable"
 	q := heuristic.ParseGoal(goal)
-	outline := scoreOutline(lines, o, heuristic.Analyze(lines, q), q, heuristic.CommentLines(lines))
+	outline, _ := scoreOutline(lines, o, heuristic.Analyze(lines, q), q, heuristic.CommentLines(lines), false)
 	resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: goal, SourceType: engine.SourceCode, Path: "lib/request.js"})
 	require.NoError(t, err)
 	floor := unitCohesion * resp.Scores[8]
@@ -745,5 +745,63 @@ func TestPathologicalInputLeavesTimeToAnswer(t *testing.T) {
 				assert.Contains(t, resp.Warnings, tc.warn)
 			}
 		})
+	}
+}
+
+// TestNamedSectionsKeepTheirMembers: in YAML, TOML and Markdown a section the goal names is
+// what it asks for. A resource map's "cloudkms:" key matched the goal, but its nested keys
+// repeat nothing of it and scored 0.04-0.06, below the file's first unrelated entries, so a
+// budget kept its key and lost its content.
+func TestNamedSectionsKeepTheirMembers(t *testing.T) {
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	var yamlLines []string
+	for _, svc := range []string{"accessapproval", "alloydb", "apigee", "cloudkms", "compute", "dataflow", "dns", "iam"} {
+		yamlLines = append(yamlLines, svc+":")
+		for _, r := range []string{"Folder", "Project", "Organization"} {
+			yamlLines = append(yamlLines,
+				"  "+r+"Settings:",
+				"    api_name: "+svc+".googleapis.com",
+				"    api_version: v1",
+				"    base_url: https://"+svc+".example/v1/"+strings.ToLower(r)+"s",
+				"    docs: https://cloud.example/"+svc+"/docs/"+strings.ToLower(r),
+			)
+		}
+	}
+	var md []string
+	for _, h := range []string{"Install", "Configure", "Deploy", "Troubleshoot"} {
+		md = append(md, "## "+h, "")
+		for i := range 6 {
+			md = append(md, fmt.Sprintf("Paragraph %d of this part explains one step with several ordinary words.", i), "")
+		}
+	}
+	for _, tc := range []struct {
+		path, goal, section string
+		lines               []string
+	}{
+		{"resource_map.yaml", "cloudkms", "cloudkms:", yamlLines},
+		{"README.md", "deploy", "## Deploy", md},
+	} {
+		resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: tc.lines, Goal: tc.goal, Path: tc.path, SourceType: engine.SourceDocs})
+		require.NoError(t, err)
+		require.Empty(t, resp.Warnings)
+		start := slices.Index(tc.lines, tc.section)
+		end := start + 1
+		for end < len(tc.lines) && (tc.lines[end] == "" || strings.HasPrefix(tc.lines[end], " ") || !strings.HasSuffix(tc.lines[end], ":") && !strings.HasPrefix(tc.lines[end], "## ")) {
+			end++
+		}
+		inside, outside := 1.0, 0.0
+		for i := range tc.lines {
+			if tc.lines[i] == "" {
+				continue
+			}
+			if i >= start && i < end {
+				inside = min(inside, resp.Scores[i])
+			} else {
+				outside = max(outside, resp.Scores[i])
+			}
+		}
+		assert.Greater(t, inside, outside, "%s: every line of the named section over every other line", tc.path)
+		assert.GreaterOrEqual(t, inside, Threshold, tc.path)
 	}
 }
