@@ -205,7 +205,21 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		}
 		a.LiftGoalKinds(req.Lines, scores, false)
 	} else {
+		var outlined map[int]float64 // named sections' outline scores, kept past the blend
+		for i, in := range named {
+			if in {
+				if outlined == nil {
+					outlined = map[int]float64{}
+				}
+				outlined[i] = scores[i]
+			}
+		}
 		blendCode(scores, h.Scores, o)
+		// A section the goal names keeps the outline's score: its members rarely hold the
+		// goal's words, and half of nothing would put them under the threshold.
+		for i, v := range outlined {
+			scores[i] = max(scores[i], v)
+		}
 		// The heuristic's half is lifted already; lifting the blend puts comments above
 		// the structure's unit scores too.
 		a.LiftComments(req.Lines, scores)
@@ -263,7 +277,7 @@ func (s *Scorer) outlineAsIs(ctx context.Context, l *lang, path string, lines []
 	}
 	out := &outline{}
 	warn := WarnSyntaxErrors
-	for _, w := range chooseWindows(lines, h, parseLines) {
+	for _, w := range chooseWindows(lines, h, parseLines, l.name == "yaml") {
 		o, wwarn, err := s.parse(ctx, l, "", dedent(lines[w.start:w.end]))
 		if err != nil {
 			return nil, "", err

@@ -805,3 +805,31 @@ func TestNamedSectionsKeepTheirMembers(t *testing.T) {
 		assert.GreaterOrEqual(t, inside, Threshold, tc.path)
 	}
 }
+
+// TestNamedSectionOfALongYAMLFile: past parseLines a file is parsed in windows around the
+// heuristic's best lines. A YAML key was no declaration to align a window to, so the window
+// around "secretmanager:" began at an indented key and was cut at the next top-level one,
+// before its anchor: the section was never parsed, and only its key and two lines were kept.
+func TestNamedSectionOfALongYAMLFile(t *testing.T) {
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	var lines []string
+	section := 0
+	for k := range 320 {
+		name := fmt.Sprintf("service%03d", k)
+		if k == 300 {
+			name, section = "secretmanager", len(lines)
+		}
+		lines = append(lines, name+":")
+		for _, r := range []string{"projects", "projects.locations", "projects.locations.operations"} {
+			lines = append(lines, "  "+r+":", "    supported_apis:", "    - v1")
+		}
+	}
+	require.Greater(t, len(lines), parseLines)
+	resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: "secretmanager", Path: "resource_map.yaml", SourceType: engine.SourceCode})
+	require.NoError(t, err)
+	for i := section; i < section+10; i++ {
+		assert.GreaterOrEqual(t, resp.Scores[i], Threshold, "line %d of the named section: %q", i+1, lines[i])
+	}
+	assert.Less(t, resp.Scores[section+12], Threshold, "the next section")
+}

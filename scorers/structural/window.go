@@ -30,8 +30,9 @@ type window struct{ start, end int }
 
 // chooseWindows picks the regions of a long file to parse: the head, then windows around
 // the best-scored lines (h: the heuristic's scores) until about budget lines are covered.
-// Windows are aligned to declaration boundaries and merged; they come in file order.
-func chooseWindows(lines []string, h []float64, budget int) []window {
+// Windows are aligned to declaration boundaries and merged; they come in file order. keys
+// makes a mapping key that opens a block ("cloudkms:") a declaration (YAML).
+func chooseWindows(lines []string, h []float64, budget int, keys bool) []window {
 	n := len(lines)
 	covered := make([]bool, n)
 	var ws []window
@@ -45,7 +46,7 @@ func chooseWindows(lines []string, h []float64, budget int) []window {
 			}
 		}
 	}
-	add(alignWindow(lines, 0, min(n, headLines)))
+	add(alignWindow(lines, 0, min(n, headLines), keys))
 	// Anchors best first, equal scores in file order, so the choice is deterministic. A heap
 	// hands out only the few hundred the budget takes: sorting all the scored lines was a
 	// sixth of scoring a 10,000-line file whose outline is cached.
@@ -64,10 +65,16 @@ func chooseWindows(lines []string, h []float64, budget int) []window {
 		if covered[a] {
 			continue
 		}
-		w := alignWindow(lines, max(0, a-windowRadius), min(n, a+windowRadius+1))
+		w := alignWindow(lines, max(0, a-windowRadius), min(n, a+windowRadius+1), keys)
 		// However far alignment reached, a window stays bounded (it still holds the anchor
 		// and the radius after it), so the parse's cost is.
 		w.end = min(w.end, w.start+2*windowRadius+alignReach+1)
+		if a < w.start || a >= w.end {
+			// Alignment found no header and cut the window at shallower lines before its
+			// anchor (a long YAML map read without keys as declarations parsed [3852, 3857)
+			// for an anchor at 3953): the anchor's window is parsed as it is.
+			w = window{max(0, a-windowRadius), min(n, a+windowRadius+1)}
+		}
 		add(w)
 	}
 	slices.SortFunc(ws, func(a, b window) int { return cmp.Compare(a.start, b.start) })
@@ -116,16 +123,27 @@ func (q *anchorQueue) pop() int { return heap.Pop(q).(int) }
 // (the parse then sees a partial declaration, which its error share bounds). A window that
 // reaches shallower code than its first line is cut there, so a parse never starts inside
 // a block it leaves.
-func alignWindow(lines []string, start, end int) window {
+func alignWindow(lines []string, start, end int, keys bool) window {
+	decl := func(l string) bool { return isDecl(l) || keys && isKeyBlock(l) }
 	n := len(lines)
 	if start > 0 {
 		shallowest := -1
+		if keys {
+			// A data file's window starts at a key no deeper than any line it covers: one
+			// that started at an indented key ended at the next top-level key, its anchor
+			// often, as the cut below requires.
+			for i := start; i < end; i++ {
+				if !isBlank(lines[i]) && (shallowest < 0 || indentOf(lines[i]) < shallowest) {
+					shallowest = indentOf(lines[i])
+				}
+			}
+		}
 		for i := start; i >= 0 && start-i <= alignReach; i-- {
 			if isBlank(lines[i]) {
 				continue
 			}
 			d := indentOf(lines[i])
-			if (shallowest < 0 || d <= shallowest) && isDecl(lines[i]) {
+			if (shallowest < 0 || d <= shallowest) && decl(lines[i]) {
 				start = i
 				break
 			}
@@ -140,7 +158,7 @@ func alignWindow(lines []string, start, end int) window {
 	// indentation grammar accepts and a bracketed one reports as one missing brace).
 	nearest := -1
 	for e := end; e < n && e-end <= alignReach; e++ {
-		if isBlank(lines[e]) || !isDecl(lines[e]) {
+		if isBlank(lines[e]) || !decl(lines[e]) {
 			continue
 		}
 		if nearest < 0 {
@@ -202,6 +220,16 @@ func isDeclKeyword(w string) bool {
 }
 
 func isBlank(l string) bool { return strings.TrimSpace(l) == "" }
+
+// isKeyBlock reports whether l is a YAML mapping key that opens a block: a key and a colon
+// with nothing after it ("cloudkms:", "  projects.locations:").
+func isKeyBlock(l string) bool {
+	t := strings.TrimRight(strings.TrimLeft(l, " \t"), " \t\r")
+	if len(t) < 2 || t[len(t)-1] != ':' || t[0] == '-' || t[0] == '#' {
+		return false
+	}
+	return !strings.ContainsAny(t[:len(t)-1], " :\t\"'{[")
+}
 
 // indentOf is the number of leading space and tab bytes.
 func indentOf(l string) int {

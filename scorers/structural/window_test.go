@@ -77,7 +77,7 @@ func B() {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := alignWindow(tt.lines, tt.start, tt.end)
+			got := alignWindow(tt.lines, tt.start, tt.end, false)
 			assert.Equal(t, tt.want, got, "lines %q .. %q", tt.lines[got.start], tt.lines[got.end-1])
 		})
 	}
@@ -139,7 +139,7 @@ func TestLongFileWindows(t *testing.T) {
 			h, err := heuristic.New().Score(context.Background(), req)
 			require.NoError(t, err)
 
-			ws := chooseWindows(lines, h.Scores, parseLines)
+			ws := chooseWindows(lines, h.Scores, parseLines, false)
 			parsed, covers := 0, false
 			for _, w := range ws {
 				parsed += w.end - w.start
