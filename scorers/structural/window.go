@@ -69,10 +69,11 @@ func chooseWindows(lines []string, h []float64, budget int, keys bool) []window 
 		// However far alignment reached, a window stays bounded (it still holds the anchor
 		// and the radius after it), so the parse's cost is.
 		w.end = min(w.end, w.start+2*windowRadius+alignReach+1)
-		if a < w.start || a >= w.end {
-			// Alignment found no header and cut the window at shallower lines before its
-			// anchor (a long YAML map read without keys as declarations parsed [3852, 3857)
-			// for an anchor at 3953): the anchor's window is parsed as it is.
+		if keys && (a < w.start || a >= w.end) {
+			// Alignment found no key as shallow as the anchor and cut the window at
+			// shallower lines before it: the anchor's window is parsed as it is. Only in
+			// data files: in code such a window parsed from inside a block reads worse than
+			// none (code.dev at 20% and 30% of tokens 0.730 / 0.779 -> 0.727 / 0.775).
 			w = window{max(0, a-windowRadius), min(n, a+windowRadius+1)}
 		}
 		add(w)
