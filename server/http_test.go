@@ -280,11 +280,7 @@ func TestGracefulShutdown(t *testing.T) {
 	eng, block := newEngine(t, 10_000)
 	srv, err := server.New(server.Config{Engine: eng})
 	require.NoError(t, err)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
+	addr, cancel, served := serveListening(t, srv)
 
 	type answer struct {
 		status int
@@ -294,7 +290,7 @@ func TestGracefulShutdown(t *testing.T) {
 	answered := make(chan answer, 1)
 	go func() {
 		args := strings.Replace(pruneArgs, `{"text"`, `{"scorer":"block","text"`, 1)
-		status, b, err := postRaw(fmt.Sprintf("http://%s/rpc", ln.Addr()), callBody("1", "prune_text", args))
+		status, b, err := postRaw(fmt.Sprintf("http://%s/rpc", addr), callBody("1", "prune_text", args))
 		answered <- answer{status, b, err}
 	}()
 	<-block.started // the request is inside the engine
@@ -307,7 +303,7 @@ func TestGracefulShutdown(t *testing.T) {
 	toolPayload(t, decodeRPC(t, a.body), &res)
 	assert.False(t, res.Stats.UsedFallback)
 	require.NoError(t, <-served)
-	_, err = net.Dial("tcp", ln.Addr().String())
+	_, err = net.Dial("tcp", addr)
 	assert.Error(t, err, "the listener is closed after shutdown")
 }
 

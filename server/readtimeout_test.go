@@ -21,13 +21,21 @@ import (
 // serveTCP runs srv.Serve on a loopback port until the test ends and returns its address.
 func serveTCP(t *testing.T, srv *server.Server) string {
 	t.Helper()
+	addr, cancel, served := serveListening(t, srv)
+	t.Cleanup(func() { cancel(); <-served })
+	return addr
+}
+
+// serveListening runs srv.Serve on a loopback port and returns its address, the cancel of
+// Serve's context (a SIGTERM) and where Serve's return arrives.
+func serveListening(t *testing.T, srv *server.Server) (string, context.CancelFunc, <-chan error) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-served })
-	return ln.Addr().String()
+	return ln.Addr().String(), cancel, served
 }
 
 // TestStalledUploadIsDropped: a client that sends part of a body and stalls is cut off once
@@ -136,20 +144,16 @@ func TestShutdownEndsStalledUploads(t *testing.T) {
 	eng, _ := newEngine(t, 200_000)
 	srv, err := server.New(server.Config{Engine: eng, ShutdownTimeout: 4 * time.Second})
 	require.NoError(t, err)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
+	addr, cancel, served := serveListening(t, srv)
 
-	c, err := net.Dial("tcp", ln.Addr().String())
+	c, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer c.Close()
 	fmt.Fprintf(c, "POST /rpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
 	// Likely, not surely, the server has read the stalled request's headers by the time it
 	// answers another; either way, a body read begun before the shutdown or after it gets
 	// the same deadline.
-	resp, err := http.Get("http://" + ln.Addr().String() + "/health")
+	resp, err := http.Get("http://" + addr + "/health")
 	require.NoError(t, err)
 	resp.Body.Close()
 	cancel()

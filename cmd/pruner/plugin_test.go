@@ -151,6 +151,9 @@ func TestPluginsFile(t *testing.T) {
 // TestEagerPluginsStartWithTheServer: a plugin the file starts eagerly is started when a
 // server starts, named or not by --scorer, so one that cannot start stops start-up; the
 // same entry started lazily lets the server start and fails open at its first request.
+// 'pruner scorers' checks a spec before a server starts with it, so it starts what a server
+// would, and the --scorer plugin even when lazy: both passed with exit 0 while the server
+// refused to start or failed every request.
 func TestEagerPluginsStartWithTheServer(t *testing.T) {
 	sum, err := plugins.FileSHA256("/bin/true") // runs, but is no plugin
 	require.NoError(t, err)
@@ -159,36 +162,16 @@ func TestEagerPluginsStartWithTheServer(t *testing.T) {
 		writeJSON(t, file, map[string]any{"plugins": map[string]any{
 			"broken": map[string]any{"command": "/bin/true", "sha256": sum, "start": start},
 		}})
-		code, _, stderr := runCLI(t, "", "stdio", "--plugins", file)
-		if start == "eager" {
-			assert.Equal(t, 2, code)
-			assert.Contains(t, stderr, `plugin "broken" starts eagerly and did not start`)
-		} else {
-			assert.Equal(t, 0, code, stderr)
+		for _, cmd := range []string{"stdio", "scorers"} {
+			code, _, stderr := runCLI(t, "", cmd, "--plugins", file)
+			if start == "eager" {
+				assert.Equal(t, 2, code, cmd)
+				assert.Contains(t, stderr, `plugin "broken" starts eagerly and did not start`, cmd)
+			} else {
+				assert.Equal(t, 0, code, "%s: %s", cmd, stderr)
+			}
 		}
-	}
-}
-
-// TestScorersStartsWhatAServerWould: 'pruner scorers' checks a spec before a server starts
-// with it, so it starts what a server would: the eager entries, and the --scorer plugin even
-// when lazy. Both passed with exit 0 while the server refused to start or failed every
-// request.
-func TestScorersStartsWhatAServerWould(t *testing.T) {
-	sum, err := plugins.FileSHA256("/bin/true") // runs, but is no plugin
-	require.NoError(t, err)
-	file := filepath.Join(t.TempDir(), "plugins.json")
-	for _, start := range []string{"eager", "lazy"} {
-		writeJSON(t, file, map[string]any{"plugins": map[string]any{
-			"broken": map[string]any{"command": "/bin/true", "sha256": sum, "start": start},
-		}})
-		code, _, stderr := runCLI(t, "", "scorers", "--plugins", file)
-		if start == "eager" {
-			assert.Equal(t, 2, code)
-			assert.Contains(t, stderr, `plugin "broken" starts eagerly and did not start`)
-		} else {
-			assert.Equal(t, 0, code, "a lazy plugin no one names is only listed: %s", stderr)
-		}
-		code, _, stderr = runCLI(t, "", "scorers", "--plugins", file, "--scorer", "plugin:broken")
+		code, _, stderr := runCLI(t, "", "scorers", "--plugins", file, "--scorer", "plugin:broken")
 		assert.Equal(t, 2, code, start)
 		assert.Contains(t, stderr, "did not start", start)
 	}
