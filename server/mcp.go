@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -36,8 +37,12 @@ func (s *Server) newMCPServer(transport string, stop context.Context) *mcp.Serve
 				if err != nil {
 					return toolError(err), nil
 				}
+				text := string(payload)
+				if s.mcpText {
+					text = textOf(name, payload)
+				}
 				return &mcp.CallToolResult{
-					Content:           []mcp.Content{&mcp.TextContent{Text: string(payload)}},
+					Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 					StructuredContent: payload,
 				}, nil
 			})
@@ -139,4 +144,48 @@ func (s *Server) RunStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 		return nil
 	}
 	return err
+}
+
+// textOf is a tool result's text content under Config.MCPText: prune_text's pruned text
+// (its markers name the prune_id and the lines to recover) with, when the text came back
+// unchanged or with warnings, a last line saying so; recover_text's lines. Other tools, and
+// a payload that does not decode, keep the JSON.
+func textOf(tool string, payload []byte) string {
+	switch tool {
+	case ToolPrune:
+		var p struct {
+			PruneID    string   `json:"prune_id"`
+			PrunedText string   `json:"pruned_text"`
+			Warnings   []string `json:"warnings"`
+			Stats      struct {
+				UsedFallback bool `json:"used_fallback"`
+			} `json:"stats"`
+		}
+		if json.Unmarshal(payload, &p) != nil {
+			return string(payload)
+		}
+		if len(p.Warnings) == 0 && !p.Stats.UsedFallback {
+			return p.PrunedText
+		}
+		var b strings.Builder
+		b.WriteString(p.PrunedText)
+		if p.PrunedText != "" && !strings.HasSuffix(p.PrunedText, "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString("[mcp-pruner: ")
+		if p.Stats.UsedFallback {
+			b.WriteString("returned unchanged, ")
+		}
+		b.WriteString("warnings " + strings.Join(p.Warnings, ", ") + "; prune_id " + p.PruneID + "]")
+		return b.String()
+	case ToolRecover, ToolRecoverAlias:
+		var r struct {
+			RawText *string `json:"raw_text"`
+		}
+		if json.Unmarshal(payload, &r) != nil || r.RawText == nil {
+			return string(payload)
+		}
+		return *r.RawText
+	}
+	return string(payload)
 }

@@ -347,3 +347,45 @@ func TestMCPUnknownMethodIsMethodNotFound(t *testing.T) {
 	status, _ = mcpPost(t, url, sid, `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
 	assert.Equal(t, http.StatusOK, status, "the session goes on")
 }
+
+// TestMCPTextContent: with Config.MCPText, a prune_text result's text content is the pruned
+// text itself (its markers name what to recover), and a recover_text result's the lines;
+// the payload stays in structuredContent. A text returned unchanged says so on a last line.
+// The JSON payload as text cost a model more tokens than the raw text whenever little was
+// cut: escaping, and annotations repeating every marker.
+func TestMCPTextContent(t *testing.T) {
+	env := newEnv(t, func(c *server.Config) { c.MCPText = true })
+	ctx := context.Background()
+	eng, _ := newEngine(t, 10_000)
+	text := codeText(100)
+	for transport, cs := range connectBoth(t, env.http.URL, server.Config{Engine: eng, MCPText: true}) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "prune_text", Arguments: map[string]any{
+			"text": text, "goal_hint": "parse_header", "source_type": "code",
+			"options": engine.Options{MaxPruneRatio: 0.8, MinKeepLines: 5, TimeoutMS: 2000, IncludeMarkers: true},
+		}})
+		require.NoError(t, err, transport)
+		require.False(t, res.IsError, transport)
+		var pr engine.Result
+		structured, err := json.Marshal(res.StructuredContent)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(structured, &pr), transport)
+		require.NotEmpty(t, pr.Annotations, transport)
+		assert.Equal(t, pr.PrunedText, res.Content[0].(*mcp.TextContent).Text, transport)
+
+		rec, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "recover_text", Arguments: map[string]any{
+			"prune_id": pr.PruneID, "ranges": []engine.Range{{StartLine: 2, EndLine: 3}}, "include_line_numbers": true}})
+		require.NoError(t, err, transport)
+		lines := strings.Split(text, "\n")
+		assert.Equal(t, "2│ "+lines[1]+"\n3│ "+lines[2], rec.Content[0].(*mcp.TextContent).Text, transport)
+
+		big := strings.Repeat("a line of text\n", 800) // past the 10,000-character limit
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "prune_text", Arguments: map[string]any{
+			"text": big, "goal_hint": "x", "source_type": "logs",
+			"options": engine.Options{MaxPruneRatio: 0.5, MinKeepLines: 1, TimeoutMS: 2000, IncludeMarkers: true},
+		}})
+		require.NoError(t, err, transport)
+		got := res.Content[0].(*mcp.TextContent).Text
+		assert.True(t, strings.HasPrefix(got, big), transport)
+		assert.Regexp(t, `\n\[mcp-pruner: returned unchanged, warnings input_too_large; prune_id prn_\d{32}\]$`, got, transport)
+	}
+}

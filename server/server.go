@@ -52,6 +52,11 @@ type Config struct {
 	// MaxSessions bounds the MCP sessions open at once on /mcp: past it, a new session closes
 	// the least recently used one that has no request in flight. 0 means DefaultMaxSessions.
 	MaxSessions int
+	// MCPText makes the text content of a prune_text or recover_text result over /mcp and
+	// stdio the pruned text or the recovered lines themselves, instead of the JSON payload
+	// (which stays in structuredContent): what a model reads is then the text, not the text
+	// escaped inside JSON beside annotations that repeat every marker. /rpc is unchanged.
+	MCPText bool
 }
 
 // DefaultMaxBodyBytes is the default body limit: room for a text at the engine's character
@@ -108,6 +113,7 @@ type Server struct {
 	mcpHTTP         *mcp.Server
 	sessions        *sessionCap
 	uploads         uploads
+	mcpText         bool
 
 	inflightMu sync.Mutex
 	inflight   int
@@ -165,7 +171,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		version: cfg.Version, log: cfg.Logger, ids: newIDSource(), maxBody: cfg.MaxBodyBytes,
 		authToken: cfg.AuthToken, hosts: map[string]bool{}, origins: map[string]bool{},
-		shutdownTimeout: cfg.ShutdownTimeout, readTimeout: cfg.ReadTimeout,
+		shutdownTimeout: cfg.ShutdownTimeout, readTimeout: cfg.ReadTimeout, mcpText: cfg.MCPText,
 	}
 	s.idle = sync.NewCond(&s.inflightMu)
 	for _, h := range cfg.AllowedHosts {

@@ -267,6 +267,8 @@ func TestNumericFlagsOutOfRange(t *testing.T) {
 		// A store smaller than one prune's bookkeeping keeps nothing: it was accepted with a
 		// warning naming a largest storable text of -96 bytes.
 		{[]string{"stdio", "--store-bytes", "100"}, "--store-bytes must be >= 1024"},
+		{[]string{"stdio", "--mcp-content", "xml"}, `--mcp-content (MCP_PRUNER_MCP_CONTENT) "xml": want json or text`},
+		{[]string{"serve", "--mcp-content", "XML"}, "want json or text"},
 		{[]string{"bench", "build-commits", "--repo", ".", "--out", "x.jsonl", "--limit", "-1"}, "--limit must be >= 0 (0: no limit), got -1"},
 		{[]string{"bench", "build-commits", "--repo", ".", "--out", "x.jsonl", "--max-file-bytes", "0"}, "--max-file-bytes must be >= 1, got 0"},
 	} {

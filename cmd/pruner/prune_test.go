@@ -184,8 +184,8 @@ func TestHelpAndVersion(t *testing.T) {
 		"prune":   {[]string{"-max-input-chars", "-encoding"}, []string{"-ttl", "-store-bytes"}},
 		"bench":   {[]string{"-max-input-chars", "-encoding", "-accounting"}, []string{"-ttl", "-store-bytes"}},
 		"scorers": {[]string{"-plugins", "-onnxruntime-lib", "-json"}, []string{"-max-input-chars", "-encoding", "-ttl"}},
-		"serve":   {[]string{"-max-input-chars", "-ttl", "-store-bytes", "-port", "-read-timeout", "-max-sessions", "-heap-floor-mb"}, nil},
-		"stdio":   {[]string{"-max-input-chars", "-ttl", "-store-bytes", "-shutdown-timeout"}, []string{"-port", "-heap-floor-mb"}},
+		"serve":   {[]string{"-max-input-chars", "-ttl", "-store-bytes", "-port", "-read-timeout", "-max-sessions", "-heap-floor-mb", "-mcp-content"}, nil},
+		"stdio":   {[]string{"-max-input-chars", "-ttl", "-store-bytes", "-shutdown-timeout", "-mcp-content"}, []string{"-port", "-heap-floor-mb"}},
 	}
 	for cmd, want := range offers {
 		code, help, stderr := runCLI(t, "", cmd, "--help")

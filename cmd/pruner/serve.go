@@ -35,6 +35,7 @@ type serveConfig struct {
 	maxSessions      int
 	heapFloorMB      int64
 	logging          logConfig
+	content          mcpContent
 }
 
 func (c *serveConfig) register(fs *flag.FlagSet) {
@@ -52,6 +53,7 @@ func (c *serveConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.readTimeout, "read-timeout", server.DefaultReadTimeout, "how long a client may take to send a request, body included; a slower upload is dropped (requests may still run and stream as long as they need)")
 	fs.Int64Var(&c.heapFloorMB, "heap-floor-mb", gcfloor.DefaultBytes>>20, "MiB the heap may grow to before the garbage collector runs, while what it holds is small (a fresh server collecting every few tens of milliseconds under load); past it, GOGC rules as usual. 0 turns it off (env MCP_PRUNER_HEAP_FLOOR_MB)")
 	c.logging.register(fs)
+	c.content.register(fs)
 }
 
 func (c *serveConfig) applyEnv(e env) error {
@@ -78,6 +80,9 @@ func (c *serveConfig) applyEnv(e env) error {
 		return err
 	}
 	if err := e.int64("MCP_PRUNER_HEAP_FLOOR_MB", "heap-floor-mb", 0, maxHeapFloorMB, "want an integer 0..1048576 (0: off)", func(n int64) { c.heapFloorMB = n }); err != nil {
+		return err
+	}
+	if err := c.content.applyEnv(e); err != nil {
 		return err
 	}
 	return c.logging.applyEnv(e)
@@ -197,6 +202,7 @@ Flags:
 		AllowedHosts: hosts, AllowedOrigins: splitList(scfg.allowedOrigins),
 		AuthToken: scfg.authToken, MaxBodyBytes: scfg.maxBodyBytes, ShutdownTimeout: scfg.shutdownTimeout,
 		MaxConcurrentPrunes: scfg.maxConcurrent, ReadTimeout: scfg.readTimeout, MaxSessions: scfg.maxSessions,
+		MCPText: scfg.content.text(),
 	})
 	if err != nil {
 		return err
@@ -299,3 +305,22 @@ func (w *logLines) emit(line string) {
 	}
 	w.log.Log(context.Background(), level, line)
 }
+
+// mcpContent is --mcp-content, shared by serve and stdio: what a prune_text or recover_text
+// result's text content holds over MCP.
+type mcpContent struct{ v string }
+
+func (c *mcpContent) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.v, "mcp-content", "json", "over MCP (/mcp, stdio), what a prune_text or recover_text result's text content holds: json (the payload, as /rpc answers) or text (the pruned text or the recovered lines themselves, with a last line when the text came back unchanged or with warnings; the payload stays in structuredContent). text is what a model reads most cheaply (env MCP_PRUNER_MCP_CONTENT)")
+}
+
+func (c *mcpContent) applyEnv(e env) error {
+	e.str("MCP_PRUNER_MCP_CONTENT", "mcp-content", &c.v)
+	if c.v != "json" && c.v != "text" {
+		return usagef("--mcp-content (MCP_PRUNER_MCP_CONTENT) %q: want json or text", c.v)
+	}
+	return nil
+}
+
+// text reports whether results carry their text as content.
+func (c *mcpContent) text() bool { return c.v == "text" }

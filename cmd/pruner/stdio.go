@@ -18,9 +18,11 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var (
 		ecfg    engineConfig
 		logging logConfig
+		content mcpContent
 		drain   time.Duration
 	)
 	ecfg.register(fs, serverFlags)
+	content.register(fs)
 	fs.DurationVar(&drain, "shutdown-timeout", 10*time.Second, "when stdin ends, how long to wait for the next answer to a call still in flight before the server exits (each answer restarts the wait); after SIGINT or SIGTERM, how long calls in flight may still take before they are cancelled")
 	logging.register(fs)
 	fs.Usage = func() {
@@ -39,7 +41,7 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args, &ecfg, &logging); err != nil {
+	if err := parseFlags(fs, args, &ecfg, &logging, &content); err != nil {
 		return err
 	}
 	if drain <= 0 {
@@ -55,7 +57,7 @@ Flags:
 		return err
 	}
 	defer b.reg.Close()
-	srv, err := server.New(server.Config{Engine: b.engine, Version: version, Logger: logger, ShutdownTimeout: drain})
+	srv, err := server.New(server.Config{Engine: b.engine, Version: version, Logger: logger, ShutdownTimeout: drain, MCPText: content.text()})
 	if err != nil {
 		return err
 	}
