@@ -91,7 +91,14 @@ func (c *sessionCap) wrap(next http.Handler) http.Handler {
 		}
 		c.begin(id)
 		next.ServeHTTP(w, r)
-		c.end(id, body.n)
+		// Only a POST replaces the body the SDK holds for the session: a GET stream or a
+		// DELETE ending must not count it as holding nothing (the TypeScript client's GET
+		// stream closes when its agent exits, the very case the bound is for).
+		held := int64(-1)
+		if r.Method == http.MethodPost {
+			held = body.n
+		}
+		c.end(id, held)
 	})
 }
 
@@ -180,14 +187,17 @@ func (c *sessionCap) begin(id string) {
 	u.busy++
 }
 
-// end counts a request of session id done, whose body was held bytes. An entry begin made
+// end counts a request of session id done, whose body was held bytes (-1: a request that
+// leaves the held body as it was). An entry begin made
 // for an id that is not (yet) a created session goes once idle: an id the server never gave
 // is the SDK's 404, and must not stay in the map.
 func (c *sessionCap) end(id string, held int64) {
 	c.mu.Lock()
 	var victims []string
 	if u := c.use[id]; u != nil {
-		c.setHeld(u, held)
+		if held >= 0 {
+			c.setHeld(u, held)
+		}
 		if u.busy--; u.busy == 0 && !u.created {
 			c.forget(id)
 		}

@@ -47,6 +47,9 @@ func TestIdleSessionsHoldBoundedBodies(t *testing.T) {
 	assert.Contains(t, c.use, "s2", "not the one whose call just ended")
 	assert.Contains(t, c.use, "busy", "nor one with a call in flight")
 	assert.LessOrEqual(t, c.held, int64(100))
+	c.begin("s2")
+	c.end("s2", -1) // a GET stream of s2 ends: s2 still holds its POST's body
+	assert.Equal(t, int64(60), c.use["s2"].held)
 	c.end("busy", 500)
 	assert.NotContains(t, c.use, "s2")
 	assert.Contains(t, c.use, "busy", "a session is never closed for its own call's body")
