@@ -148,10 +148,11 @@ func (c *sniffCache) key(lines []string) uint64 {
 
 // sniff guesses a language from content alone, or returns "".
 func sniff(lines []string) string {
-	if len(lines) > 0 && strings.HasPrefix(lines[0], "#!") {
+	if len(lines) > 0 && strings.HasPrefix(lines[0], "#!") && !strings.HasPrefix(lines[0], "#![") {
 		// A script says what runs it: what follows cannot outweigh that, and a script in a
 		// language without a grammar here is no other language ("# comments" read as
 		// Markdown headings made most extensionless shell and Perl scripts Markdown).
+		// Rust's inner attributes ("#![no_std]") are no shebang.
 		return shebang(lines[0])
 	}
 	score := map[string]int{}

@@ -258,6 +258,7 @@ func TestDetect(t *testing.T) {
 		{name: "shebang through env, versioned", content: "#!/usr/bin/env -S python3.11 -u\n# Title-like comment\n# Another one\n# And more\nprint(1)\n", want: "python"},
 		{name: "perl script is no other language", content: "#!/usr/bin/perl -w\n# Comment one\n# Comment two\n# Comment three\nuse strict;\nfn main() {}\n", want: ""},
 		{name: "node script", content: "#!/usr/bin/env node\n# not markdown\n", want: "javascript"},
+		{name: "a Rust inner attribute is no shebang", content: "#![allow(dead_code)]\nuse std::io;\n\npub fn main() {\n    let mut x = 1;\n}\n", want: "rust"},
 		{name: "Go read without a path", content: goNoPath, want: "go"},
 		{name: "C header read without a path", content: glibcHeader, want: "c"},
 		{name: "C++ header with a mode line", path: "bits/stl_iterator.h", content: "// Iterators -*- C++ -*-\n\n/*\n * Copyright (C) 2001\n * Free Software Foundation\n */\n\n#ifndef _ITER_H\n# include <x.h>\n#endif\n", want: "cpp"},
