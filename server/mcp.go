@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -159,12 +160,16 @@ func textOf(tool string, payload []byte) string {
 			Warnings   []string `json:"warnings"`
 			Stats      struct {
 				UsedFallback bool `json:"used_fallback"`
+				PrunedLines  int  `json:"pruned_lines"`
 			} `json:"stats"`
 		}
 		if json.Unmarshal(payload, &p) != nil {
 			return string(payload)
 		}
-		if len(p.Warnings) == 0 && !p.Stats.UsedFallback {
+		// Without markers (include_markers false) nothing in the text says lines were cut,
+		// nor which prune_id recovers them.
+		unmarked := p.Stats.PrunedLines > 0 && !strings.Contains(p.PrunedText, "⟦PRUNÉ")
+		if len(p.Warnings) == 0 && !p.Stats.UsedFallback && !unmarked {
 			return p.PrunedText
 		}
 		var b strings.Builder
@@ -176,7 +181,13 @@ func textOf(tool string, payload []byte) string {
 		if p.Stats.UsedFallback {
 			b.WriteString("returned unchanged, ")
 		}
-		b.WriteString("warnings " + strings.Join(p.Warnings, ", ") + "; prune_id " + p.PruneID + "]")
+		if unmarked {
+			b.WriteString(strconv.Itoa(p.Stats.PrunedLines) + " lines cut without markers, ")
+		}
+		if len(p.Warnings) > 0 {
+			b.WriteString("warnings " + strings.Join(p.Warnings, ", ") + "; ")
+		}
+		b.WriteString("prune_id " + p.PruneID + "]")
 		return b.String()
 	case ToolRecover, ToolRecoverAlias:
 		var r struct {

@@ -344,6 +344,13 @@ func TestMCPUnknownMethodIsMethodNotFound(t *testing.T) {
 	}
 	resp, _ := mcpPostRead(t, url, sid, strings.NewReader(`[{"jsonrpc":"2.0","id":8,"method":"foo/bar"}]`))
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "a batch keeps the SDK's answer")
+	resp, b := mcpPostRead(t, url, sid, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/foo"}`))
+	assert.Equal(t, http.StatusAccepted, resp.StatusCode, "a notification gets no answer")
+	assert.Empty(t, b)
+	// An id past the head (the TypeScript SDK writes it last) is not guessed at.
+	long := `{"jsonrpc":"2.0","method":"foo/bar","params":{"pad":"` + strings.Repeat("x", 5000) + `"},"id":9}`
+	resp, _ = mcpPostRead(t, url, sid, strings.NewReader(long))
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "the SDK's answer, not one with a null id")
 	status, _ = mcpPost(t, url, sid, `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
 	assert.Equal(t, http.StatusOK, status, "the session goes on")
 }
@@ -377,6 +384,14 @@ func TestMCPTextContent(t *testing.T) {
 		require.NoError(t, err, transport)
 		lines := strings.Split(text, "\n")
 		assert.Equal(t, "2│ "+lines[1]+"\n3│ "+lines[2], rec.Content[0].(*mcp.TextContent).Text, transport)
+
+		// Without markers, a last line says lines were cut and which prune_id recovers them.
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "prune_text", Arguments: map[string]any{
+			"text": text, "goal_hint": "parse_header", "source_type": "code",
+			"options": engine.Options{MaxPruneRatio: 0.8, MinKeepLines: 5, TimeoutMS: 2000},
+		}})
+		require.NoError(t, err, transport)
+		assert.Regexp(t, `\n\[mcp-pruner: \d+ lines cut without markers, prune_id prn_\d{32}\]$`, res.Content[0].(*mcp.TextContent).Text, transport)
 
 		big := strings.Repeat("a line of text\n", 800) // past the 10,000-character limit
 		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "prune_text", Arguments: map[string]any{

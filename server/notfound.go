@@ -42,6 +42,12 @@ func (w *notFoundWriter) Write(p []byte) (int, error) {
 			h := w.Header()
 			h.Del("Content-Length")
 			h.Del("X-Content-Type-Options")
+			if id == nil {
+				// A notification gets no answer (JSON-RPC), as on /rpc: 202, no body.
+				h.Del("Content-Type")
+				w.ResponseWriter.WriteHeader(http.StatusAccepted)
+				return len(p), nil
+			}
 			writeJSON(w.ResponseWriter, http.StatusOK, struct {
 				JSONRPC string          `json:"jsonrpc"`
 				ID      json.RawMessage `json:"id"`
@@ -62,8 +68,10 @@ func (w *notFoundWriter) release() {
 	}
 }
 
-// single returns the id and method of the request the head holds, unless it is a batch or
-// names no method.
+// single returns the id and method of the request the head holds (a nil id: a
+// notification), unless it is a batch, names no method, or its id may lie past the head
+// (the TypeScript SDK writes it last, after the params): then the SDK's answer stands
+// rather than one with the wrong id.
 func (w *notFoundWriter) single() (id json.RawMessage, method string, ok bool) {
 	head := bytes.TrimSpace(w.head.head)
 	if len(head) == 0 || head[0] != '{' {
@@ -71,6 +79,12 @@ func (w *notFoundWriter) single() (id json.RawMessage, method string, ok bool) {
 	}
 	if err := json.Unmarshal(memberOfHead(head, "method"), &method); err != nil {
 		return nil, "", false
+	}
+	if memberOfHead(head, "id") == nil {
+		if len(w.head.head) >= requestHead {
+			return nil, "", false // the id may be past what was kept
+		}
+		return nil, method, true
 	}
 	return idOfHead(head), method, true
 }
