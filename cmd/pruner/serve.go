@@ -311,7 +311,7 @@ func (w *logLines) emit(line string) {
 type mcpContent struct{ v string }
 
 func (c *mcpContent) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.v, "mcp-content", "json", "over MCP (/mcp, stdio), what a prune_text or recover_text result's text content holds: json (the payload, as /rpc answers) or text (the pruned text or the recovered lines themselves, with a last line when the text came back unchanged or with warnings; the payload stays in structuredContent). text is what a model reads most cheaply (env MCP_PRUNER_MCP_CONTENT)")
+	fs.StringVar(&c.v, "mcp-content", "json", "over MCP (/mcp, stdio), what a prune_text or recover_text result's text content holds: json (the payload, as /rpc answers) or text (the pruned text or the recovered lines themselves, with a last line when the text came back unchanged, with warnings or cut without markers; the payload stays in structuredContent). text is what a model reads most cheaply (env MCP_PRUNER_MCP_CONTENT)")
 }
 
 func (c *mcpContent) applyEnv(e env) error {
