@@ -413,7 +413,7 @@ func TestFailureMessage(l string) bool {
 	i, indented := 0, false
 	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r' || l[i] == 0x1b) {
 		if l[i] == 0x1b {
-			i = skipEscape(l, i)
+			i = SkipEscape(l, i)
 		} else {
 			i, indented = i+1, true
 		}
@@ -436,9 +436,11 @@ func TestFailureMessage(l string) bool {
 	return d > j && strings.HasPrefix(rest[d:], ": ")
 }
 
-// skipEscape returns the index past the terminal escape sequence at l[i] (ESC '[' … final
-// byte), or past the ESC alone.
-func skipEscape(l string, i int) int {
+// SkipEscape returns the index after the terminal control sequence (ESC [ parameters final
+// byte) starting at l[i] == ESC, or i+1 for a lone ESC. CI logs colour words: without it
+// "\x1b[31merror" reads as the word "31merror" and hides "error". Scorers reading logs call
+// it too.
+func SkipEscape(l string, i int) int {
 	if i+1 >= len(l) || l[i+1] != '[' {
 		return i + 1
 	}

@@ -1,5 +1,7 @@
 package heuristic
 
+import "github.com/mcp-pruner/mcp-pruner/engine"
+
 // tree is the indentation structure of a text: the enclosing block of each line, which is
 // what lets relevance reach a whole function (or a documentation entry) rather than one line.
 type tree struct {
@@ -40,7 +42,7 @@ func indentEnd(l string) (width, first int, plain bool) {
 			// a line before its indentation as often as after it.
 			if i+1 < len(l) && l[i+1] == '[' {
 				plain = false
-				i = skipCSI(l, i) - 1 // the loop steps past the sequence's final byte
+				i = engine.SkipEscape(l, i) - 1 // the loop steps past the sequence's final byte
 				continue
 			}
 			return w, i, plain

@@ -270,7 +270,7 @@ func traceLine(l string) (blank, frame bool) {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
 			i++
 		case c == 0x1b:
-			i = skipCSI(l, i)
+			i = engine.SkipEscape(l, i)
 		default:
 			if !strings.HasPrefix(l[i:], "at ") || i+3 >= len(l) || l[i+3] == ' ' || isDigit(l[i+3]) {
 				return false, false
@@ -405,7 +405,7 @@ func tallyGap(g string, colon bool) bool {
 	for i := 0; i < len(g); {
 		switch c := g[i]; {
 		case c == 0x1b:
-			i = skipCSI(g, i)
+			i = engine.SkipEscape(g, i)
 			continue
 		case c == ' ' || c == '\t':
 		case colon && (c == ':' || c == '='):
@@ -471,7 +471,7 @@ func endsCommandReport(l string) bool {
 	i := 0
 	for i < len(l) {
 		if l[i] == 0x1b {
-			i = skipCSI(l, i)
+			i = engine.SkipEscape(l, i)
 		} else if l[i] == ' ' || l[i] == '\r' {
 			i++
 		} else {

@@ -3,6 +3,8 @@ package heuristic
 import (
 	"strings"
 	"unicode"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
 )
 
 // A term is a lowercased word: an identifier part (camelCase and snake_case split) or a whole
@@ -233,26 +235,12 @@ func compoundName(s string, start, end int) bool {
 func skipNonWord(s string, i int) int {
 	for i < len(s) && !wordBytes[s[i]] {
 		if s[i] == 0x1b {
-			i = skipCSI(s, i)
+			i = engine.SkipEscape(s, i)
 		} else {
 			i++
 		}
 	}
 	return i
-}
-
-// skipCSI returns the index after the terminal control sequence (ESC [ parameters final
-// byte) starting at s[i] == ESC, or i+1 for a lone ESC. CI logs colour words: without it
-// "\x1b[31merror" reads as the word "31merror" and hides "error".
-func skipCSI(s string, i int) int {
-	if i+1 >= len(s) || s[i+1] != '[' {
-		return i + 1
-	}
-	j := i + 2
-	for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-		j++
-	}
-	return min(j+1, len(s))
 }
 
 // lowerBytes maps ASCII upper-case letters to lower case and every other byte to itself.
