@@ -205,20 +205,17 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		}
 		a.LiftGoalKinds(req.Lines, scores, false)
 	} else {
-		var outlined map[int]float64 // named sections' outline scores, kept past the blend
-		for i, in := range named {
-			if in {
-				if outlined == nil {
-					outlined = map[int]float64{}
-				}
-				outlined[i] = scores[i]
-			}
+		var outlined []float64 // the outline's scores, for the named sections past the blend
+		if named != nil {
+			outlined = slices.Clone(scores)
 		}
 		blendCode(scores, h.Scores, o)
 		// A section the goal names keeps the outline's score: its members rarely hold the
 		// goal's words, and half of nothing would put them under the threshold.
-		for i, v := range outlined {
-			scores[i] = max(scores[i], v)
+		for i, in := range named {
+			if in {
+				scores[i] = max(scores[i], outlined[i])
+			}
 		}
 		// The heuristic's half is lifted already; lifting the blend puts comments above
 		// the structure's unit scores too.
