@@ -121,7 +121,12 @@ func rebuild(lines []string, trailing bool, res *engine.Result, o engine.Options
 				out = append(out, lines[i-1])
 			}
 		} else if a, ok := ann[i]; ok && o.IncludeMarkers {
-			out = append(out, a.Marker)
+			// A marker line ends as the last line it stands for does: "\r" in a CRLF text.
+			if strings.HasSuffix(lines[a.OriginalEndLine-1], "\r") {
+				out = append(out, a.Marker+"\r")
+			} else {
+				out = append(out, a.Marker)
+			}
 		}
 	}
 	s := strings.Join(out, "\n")

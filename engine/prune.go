@@ -712,18 +712,20 @@ type markerCounts []markerBase
 
 type markerBase struct {
 	reason string
-	base   int // the count less the numbers' groups
+	cr     bool // the marker line ends in "\r" (a CRLF text's)
+	base   int  // the count less the numbers' groups
 }
 
 func (m *markerCounts) count(nc LineCounter, marker string, a Annotation) int {
 	groups := digitGroups(a.OriginalStartLine) + digitGroups(a.OriginalEndLine) + digitGroups(a.PrunedLineCount)
+	cr := strings.HasSuffix(marker, "\r")
 	for _, r := range *m {
-		if r.reason == a.Reason {
+		if r.reason == a.Reason && r.cr == cr {
 			return r.base + groups
 		}
 	}
 	n := nc.CountLine(marker)
-	*m = append(*m, markerBase{a.Reason, n - groups})
+	*m = append(*m, markerBase{a.Reason, cr, n - groups})
 	return n
 }
 

@@ -139,9 +139,15 @@ func render(ls lineSet, keep []bool, pruneID string, o Options, reasons func(sta
 			PrunedLineCount: j - i, Reason: reason, Marker: m,
 		})
 		if o.IncludeMarkers {
-			emit(m)
+			// The marker takes the line ending of the last line it stands for, so a CRLF
+			// text stays CRLF throughout (the annotation's Marker has no "\r").
+			line := m
+			if strings.HasSuffix(ls.raw[j-1], "\r") {
+				line = m + "\r"
+			}
+			emit(line)
 			if o.AnnotateLines {
-				out.lines = append(out.lines, outLine{start: b.Len() - len(m), end: b.Len(), src: -len(out.annotations)})
+				out.lines = append(out.lines, outLine{start: b.Len() - len(line), end: b.Len(), src: -len(out.annotations)})
 			}
 		}
 		i = j
