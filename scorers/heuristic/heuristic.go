@@ -69,10 +69,17 @@ func Finish(req *engine.ScoreRequest, resp *engine.ScoreResponse, a *Analysis) {
 // building on these applies (or its own damping) to its own answer.
 func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, *Analysis, error) {
 	q := s.goals.parse(req.Goal)
+	st := req.SourceType
+	if st == engine.SourceLogs && GitLog(req.Lines) {
+		// A git log is a list of records to search, newest first: its failure words are
+		// commit subjects and its tail is the oldest commit, so the logs rules would read
+		// it backwards. It is scored as the document it is.
+		st = engine.SourceDocs
+	}
 	var each func(i int, hashes []termHash)
 	var fail []float64
 	var shape []uint64
-	if req.SourceType == engine.SourceLogs {
+	if st == engine.SourceLogs {
 		// Lent for the call: analyze returns only once every scan goroutine (the writers)
 		// is done, and scoreLogs keeps neither.
 		fail, shape = floatBufs.borrow(len(req.Lines)), uint64Bufs.borrow(len(req.Lines))
@@ -82,7 +89,7 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 	}
 	// Every source type's scoring reads the indentation tree, code's the comment lines too:
 	// found beside a large input's scan, they cost no time of their own.
-	code := req.SourceType != engine.SourceLogs && req.SourceType != engine.SourceDocs
+	code := st != engine.SourceLogs && st != engine.SourceDocs
 	alongside := func(a *Analysis) {
 		a.tree = buildTree(req.Lines)
 		if code {
@@ -97,7 +104,7 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 		return nil, nil, err
 	}
 	var scores []float64
-	switch req.SourceType {
+	switch st {
 	case engine.SourceLogs:
 		scores = scoreLogs(req.Lines, a, fail, shape)
 		a.LiftCovering(scores)
@@ -105,6 +112,9 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 		scores = scoreStructured(req.Lines, a, docsWeights)
 		a.LiftGoalKinds(req.Lines, scores, false)
 		a.LiftCovering(scores)
+		if st != req.SourceType {
+			liftCommitHeads(req.Lines, scores)
+		}
 	default:
 		scores = scoreCode(req.Lines, a)
 		a.LiftComments(req.Lines, scores)

@@ -471,3 +471,43 @@ func TestTestFailureMessagesAreFailureLines(t *testing.T) {
 	assert.Greater(t, resp.Scores[msg], resp.Scores[msg+2], "the log lines around it are no failure")
 	assert.Greater(t, resp.Scores[msg], 2*resp.Scores[msg-4])
 }
+
+// TestGitLogScoredAsRecords: a git log sent as logs is searched, not read as a build: the
+// commit whose message the goal matches outranks the log's tail (its oldest commit) and its
+// failure words, and comes with its header (hash, author, date).
+func TestGitLogScoredAsRecords(t *testing.T) {
+	commit := func(hash, subject string) []string {
+		return []string{
+			"commit " + hash,
+			"Author: Dev <dev@example.org>",
+			"Date:   Fri Nov 27 16:40:46 2026 +0000",
+			"",
+			"    " + subject,
+			"",
+			" server/swe.go | 13 +++++++++++--",
+			" 1 file changed, 11 insertions(+), 2 deletions(-)",
+			"",
+		}
+	}
+	var lines []string
+	for i := 0; i < 40; i++ {
+		subject := fmt.Sprint("engine: tidy the selection loop, step ", i)
+		switch i {
+		case 12:
+			subject = "server: a stalled upload no longer holds a shutdown"
+		case 30:
+			subject = "tests: fix the failing flaky build error on CI"
+		}
+		lines = append(lines, commit(fmt.Sprintf("%07xabcdef", 0x1000000+i), subject)...)
+	}
+	s := score(t, engine.SourceLogs, "when did stalled uploads stop holding the shutdown", lines)
+	subject, head := 12*9+4, 12*9
+	for i, v := range s {
+		if i < head || i > subject {
+			assert.Greater(t, s[subject], v, "the matching commit's subject above line %d", i+1)
+		}
+	}
+	for i := head; i < head+3; i++ {
+		assert.GreaterOrEqual(t, s[i], s[subject], "the matching commit's header line %d comes with it", i+1)
+	}
+}

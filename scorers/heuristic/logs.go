@@ -580,3 +580,55 @@ func isLogNoise(l string) bool {
 // testMessageWeight is the failure weight of a test's own failure message
 // (engine.TestFailureMessage).
 const testMessageWeight = 0.8
+
+// GitLog reports whether lines are the output of git log or git show in their default
+// formats: the first non-blank line is a commit header, "commit " and 7 to 64 hexadecimal
+// digits, alone or before " (" (decorations) or a space (--parents' other hashes).
+func GitLog(lines []string) bool {
+	for _, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		rest, ok := strings.CutPrefix(l, "commit ")
+		if !ok {
+			return false
+		}
+		h := 0
+		for h < len(rest) && (rest[h] >= '0' && rest[h] <= '9' || rest[h] >= 'a' && rest[h] <= 'f') {
+			h++
+		}
+		return h >= 7 && h <= 64 && (h == len(rest) || rest[h] == ' ')
+	}
+	return false
+}
+
+// liftCommitHeads gives a git log's commit headers (the "commit" line and the Author, Merge
+// and Date lines under it, up to the first blank line) the best score of their commit's
+// other lines: a message or a file list the goal matches is of little use without the
+// commit that holds it, and the header is a few cheap lines.
+func liftCommitHeads(lines []string, s []float64) {
+	n := len(lines)
+	for h := 0; h < n; {
+		if !strings.HasPrefix(lines[h], "commit ") {
+			h++
+			continue
+		}
+		end := h + 1
+		for end < n && !strings.HasPrefix(lines[end], "commit ") {
+			end++
+		}
+		head := h + 1
+		for head < end && strings.TrimSpace(lines[head]) != "" {
+			head++
+		}
+		best := 0.0
+		for i := head; i < end; i++ {
+			best = max(best, s[i])
+		}
+		for i := h; i < head; i++ {
+			s[i] = max(s[i], best)
+		}
+		h = end
+	}
+}

@@ -272,3 +272,27 @@ func failures(lines []string) ([]float64, []uint64) {
 	}
 	return fail, shape
 }
+
+// TestGitLogIsRecognised: git log's and git show's default formats, decorated, with
+// parents or CRLF, are a git log; prose about a commit, a one-line log and a CI log are not.
+func TestGitLogIsRecognised(t *testing.T) {
+	for _, first := range []string{
+		"commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd",
+		"commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd (HEAD -> main, origin/main)",
+		"commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd 508ef06218fe15d8544668a2c3355156943def04",
+		"commit 951dcae\r",
+	} {
+		assert.True(t, GitLog([]string{"", first, "Author: A <a@example.org>"}), first)
+	}
+	for _, first := range []string{
+		"commit message too long",
+		"commit 951dca",
+		"commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd:",
+		"951dcae /prune: query is required",
+		"Run actions/checkout@v4",
+		"  commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd",
+	} {
+		assert.False(t, GitLog([]string{first, "commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd"}), first)
+	}
+	assert.False(t, GitLog([]string{"", "  "}))
+}
