@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // lineSet is a text split on "\n". A "\r" before the "\n" stays in the line's raw bytes; a
 // final "\n" ends the last line rather than starting an empty one.
@@ -33,3 +36,32 @@ func (ls lineSet) content() []string {
 // SplitLines splits text the way the engine numbers lines, for callers that need the same
 // numbering (benchmarks, recovery clients). Lines keep a "\r" before their "\n".
 func SplitLines(text string) []string { return splitLines(text).raw }
+
+// PyLineStarts are the byte offsets where the lines of Python's code.splitlines() start,
+// SWE-Pruner's numbering: besides "\n" it breaks at \r, \v, \f, \x1c-\x1e, U+0085, U+2028
+// and U+2029, and "\r\n" is one break. A break that ends the text starts no line.
+func PyLineStarts(code string) []int {
+	if code == "" {
+		return nil
+	}
+	starts := []int{0}
+	for i := 0; i < len(code); {
+		r, size := utf8.DecodeRuneInString(code[i:])
+		next := i + size
+		switch r {
+		case '\r':
+			if next < len(code) && code[next] == '\n' {
+				next++
+			}
+		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		default:
+			i = next
+			continue
+		}
+		if next < len(code) {
+			starts = append(starts, next)
+		}
+		i = next
+	}
+	return starts
+}

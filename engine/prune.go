@@ -188,6 +188,9 @@ func (e *Engine) Store() Store { return e.store }
 // MaxInputChars is the input limit in characters.
 func (e *Engine) MaxInputChars() int { return e.maxChars }
 
+// CountTokens is s's token count by the engine's tokenizer, the one its stats use.
+func (e *Engine) CountTokens(s string) int { return e.tokens.Count(s) }
+
 // Recover returns original lines of a prune; see the package-level Recover.
 func (e *Engine) Recover(ctx context.Context, id string, ranges []Range, withLineNumbers bool) (*Recovery, error) {
 	return Recover(ctx, e.store, id, ranges, withLineNumbers)

@@ -60,12 +60,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 func quote(s string) string { return "\"" + strings.ReplaceAll(s, "\"", "\\\"") + "\"" }
 
 func (s *Server) authorized(r *http.Request) bool {
+	// The scheme is case-insensitive (RFC 9110 §11.1): "bearer x" is "Bearer x".
 	h := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok {
+	if len(h) < 7 || !strings.EqualFold(h[:7], "Bearer ") {
 		return false
 	}
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.authToken)) == 1
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(h[7:])), []byte(s.authToken)) == 1
 }
 
 func (s *Server) hostAllowed(hostport string) bool {

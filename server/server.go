@@ -120,8 +120,11 @@ type Server struct {
 	idle       *sync.Cond
 }
 
-// LoopbackHosts are the Host names allowed by default.
-var LoopbackHosts = []string{"localhost", "127.0.0.1", "::1"}
+// LoopbackHosts are the Host names allowed by default. They include the unspecified addresses
+// 0.0.0.0 and ::, which reach this machine: a server bound to 0.0.0.0 prints URLs with it
+// (SWE-Pruner's does, and its clients' setups hold "http://0.0.0.0:8000/prune"). No DNS
+// rebinding sends them, and a page that targets them directly still sends its Origin.
+var LoopbackHosts = []string{"localhost", "127.0.0.1", "::1", "0.0.0.0", "::"}
 
 // New returns a server for cfg.
 func New(cfg Config) (*Server, error) {
@@ -247,6 +250,7 @@ func (s *Server) Handler() http.Handler {
 	})
 	mux.Handle("/mcp", s.trackInflight(s.sessions.wrap(tooLargeAsRPC(s.maxBody, methodNotFoundAsRPC(fixCodeZeroErrors(mcpHandler))))))
 	mux.HandleFunc("POST /prune", s.servePrune)
+	mux.HandleFunc("POST /prune/{$}", s.servePrune) // FastAPI (SWE-Pruner) redirects it to /prune
 	mux.HandleFunc("GET /health", s.serveHealth)
 	// Another method on these paths is a 405 naming the one that works, not the catch-all's 404.
 	mux.HandleFunc("/prune", methodNotAllowed(http.MethodPost))

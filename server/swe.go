@@ -5,31 +5,39 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 )
 
 // SWEPruneRequest is SWE-Pruner's POST /prune request. source_type, scorer, path and language
-// are optional extensions; always_keep_first_frags and chunk_overlap_tokens are accepted for
-// compatibility and have no effect (the engine scores whole lines, not token chunks).
+// are optional extensions. threshold is read as SWE-Pruner's pydantic model reads a float
+// (sweThreshold); always_keep_first_frags and chunk_overlap_tokens are accepted whatever
+// they hold and have no effect (the engine scores whole lines, not token chunks).
 type SWEPruneRequest struct {
-	Query                *string  `json:"query"`
-	Code                 *string  `json:"code"`
-	Threshold            *float64 `json:"threshold,omitempty"`
-	AlwaysKeepFirstFrags bool     `json:"always_keep_first_frags,omitempty"`
-	ChunkOverlapTokens   *int     `json:"chunk_overlap_tokens,omitempty"`
-	SourceType           string   `json:"source_type,omitempty"`
-	Scorer               string   `json:"scorer,omitempty"`
-	Path                 string   `json:"path,omitempty"`
-	Language             string   `json:"language,omitempty"`
+	Query                *string         `json:"query"`
+	Code                 *string         `json:"code"`
+	Threshold            json.RawMessage `json:"threshold,omitempty"`
+	AlwaysKeepFirstFrags json.RawMessage `json:"always_keep_first_frags,omitempty"`
+	ChunkOverlapTokens   json.RawMessage `json:"chunk_overlap_tokens,omitempty"`
+	SourceType           string          `json:"source_type,omitempty"`
+	Scorer               string          `json:"scorer,omitempty"`
+	Path                 string          `json:"path,omitempty"`
+	Language             string          `json:"language,omitempty"`
 }
 
-// SWEPruneResponse is SWE-Pruner's POST /prune response, filled from the engine's result:
-// kept_frags are the kept original line numbers, token_scores holds one [line, score] pair
-// per line (our scorers score lines, not tokens), score is the mean line score, and the token
-// counts are tiktoken counts of the input and of pruned_code. prune_id is an extension that
+// SWEPruneResponse is SWE-Pruner's POST /prune response, filled from the engine's result.
+// Lines are numbered as SWE-Pruner numbers them, by Python's code.splitlines(), which also
+// breaks at "\r", "\v", "\f" and a few Unicode separators (engine.PyLineStarts); an engine
+// line holding such breaks stands for all the Python lines in it. kept_frags are the kept
+// lines; token_scores holds one [line, score] pair per line (our scorers score lines, not
+// tokens); score is the document's relevance, as SWE-Pruner's (its model's best chunk): the
+// best kept line's score. The token counts are tiktoken counts of the input and of
+// pruned_code, and model_input_token_cnt adds the query's. prune_id is an extension that
 // recover_text accepts.
 type SWEPruneResponse struct {
 	Score              float64 `json:"score"`
@@ -44,13 +52,20 @@ type SWEPruneResponse struct {
 }
 
 // SWEOptions are the prune options /prune uses: the engine's defaults without line-number
-// prefixes (SWE-Pruner's pruned_code has none), with markers where lines were cut.
+// prefixes (SWE-Pruner's pruned_code has none), with markers where lines were cut, and a
+// deadline of SWETimeoutMS.
 func SWEOptions() engine.Options {
 	o := engine.DefaultOptions()
 	o.AnnotateLines = false
 	o.IncludeMarkers = true
+	o.TimeoutMS = SWETimeoutMS
 	return o
 }
+
+// SWETimeoutMS is /prune's deadline. SWE-Pruner has none (a GPU model takes seconds) and its
+// clients wait 30 to 300 s, so the engine's 1.5 s, meant for an agent's loop, would fail open
+// where they would have waited: 16 prunes of 0.9 MB at once on 2 cores returned 5 unchanged.
+const SWETimeoutMS = 10_000
 
 func (s *Server) servePrune(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
@@ -89,6 +104,11 @@ func (s *Server) servePrune(w http.ResponseWriter, r *http.Request) {
 		sweError(w, http.StatusUnprocessableEntity, "field code is required")
 		return
 	}
+	threshold, ok := sweThreshold(req.Threshold)
+	if !ok {
+		sweError(w, http.StatusUnprocessableEntity, "invalid field threshold: want a number, got "+string(req.Threshold))
+		return
+	}
 	st := engine.SourceCode
 	if req.SourceType != "" {
 		st = engine.SourceType(req.SourceType)
@@ -96,7 +116,7 @@ func (s *Server) servePrune(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	res, err := s.tools.admitted(ctx, &engine.Request{
 		Text: *req.Code, GoalHint: *req.Query, SourceType: st, Options: SWEOptions(),
-		Scorer: req.Scorer, Path: req.Path, Language: req.Language, Threshold: req.Threshold,
+		Scorer: req.Scorer, Path: req.Path, Language: req.Language, Threshold: threshold,
 	})
 	if err != nil {
 		re := toRPCError(err)
@@ -108,23 +128,32 @@ func (s *Server) servePrune(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := &SWEPruneResponse{
-		PrunedCode: res.PrunedText, KeptFrags: res.Kept, TokenScores: [][]any{},
+		PrunedCode: res.PrunedText, KeptFrags: []int{}, TokenScores: [][]any{},
 		OriginTokenCnt: res.Stats.TokensEstBefore, LeftTokenCnt: res.Stats.TokensEstAfter,
-		ModelInputTokenCnt: res.Stats.TokensEstBefore, PruneID: res.PruneID,
+		ModelInputTokenCnt: res.Stats.TokensEstBefore + s.queryTokens(*req.Query), PruneID: res.PruneID,
 	}
-	if out.KeptFrags == nil {
-		out.KeptFrags = []int{}
-	}
-	if len(res.Scores) > 0 {
-		lines := engine.SplitLines(*req.Code)
-		sum := 0.0
-		for i, sc := range res.Scores {
-			sum += sc
-			if i < len(lines) {
-				out.TokenScores = append(out.TokenScores, []any{strings.TrimSuffix(lines[i], "\r"), sc})
+	py := pyNumbering(*req.Code)
+	for _, k := range res.Kept {
+		if k >= 1 && k < len(py) {
+			for p := py[k-1]; p < py[k]; p++ {
+				out.KeptFrags = append(out.KeptFrags, p+1)
 			}
 		}
-		out.Score = sum / float64(len(res.Scores))
+	}
+	if len(res.Scores) > 0 {
+		for _, k := range res.Kept {
+			if k >= 1 && k <= len(res.Scores) {
+				out.Score = max(out.Score, res.Scores[k-1])
+			}
+		}
+		texts := pyLineTexts(*req.Code)
+		for i, sc := range res.Scores {
+			if i+1 < len(py) {
+				for p := py[i]; p < py[i+1]; p++ {
+					out.TokenScores = append(out.TokenScores, []any{texts[p], sc})
+				}
+			}
+		}
 	}
 	if res.Stats.UsedFallback {
 		msg := "fallback: text returned unchanged (" + strings.Join(res.Warnings, ", ") + ")"
@@ -156,4 +185,88 @@ func sweError(w http.ResponseWriter, status int, msg string) {
 
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.tools.health(r.Context()))
+}
+
+// sweThreshold reads threshold as SWE-Pruner's pydantic model reads a float in its lax mode
+// (a number, a numeric string, or a boolean as 1 or 0; absent or null: the scorer's own) and
+// clamps it to [0, 1]: SWE-Pruner takes any float and keeps nothing above 1, everything
+// below 0. ok is false for anything else (FastAPI's 422).
+func sweThreshold(raw json.RawMessage) (v *float64, ok bool) {
+	s := strings.TrimSpace(string(raw))
+	var f float64
+	switch s {
+	case "", "null":
+		return nil, true
+	case "true":
+		f = 1
+	case "false":
+		f = 0
+	default:
+		var str string
+		if json.Unmarshal(raw, &str) == nil {
+			s = strings.TrimSpace(str)
+		}
+		var err error
+		if f, err = strconv.ParseFloat(s, 64); err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f) {
+			return nil, false
+		}
+		f = min(max(f, 0), 1)
+	}
+	return &f, true
+}
+
+// pyNumbering maps the engine's lines of code onto Python's code.splitlines() lines: engine
+// line i (0-based) holds Python lines py[i] to py[i+1]-1 (0-based); py has one entry more
+// than there are engine lines.
+func pyNumbering(code string) []int {
+	ls := engine.SplitLines(code)
+	starts := engine.PyLineStarts(code)
+	py := make([]int, 0, len(ls)+1)
+	off, p := 0, 0
+	for _, l := range ls {
+		for p < len(starts) && starts[p] < off {
+			p++
+		}
+		py = append(py, p)
+		off += len(l) + 1
+	}
+	return append(py, len(starts))
+}
+
+// pyLineTexts is Python's code.splitlines(): each line without its break.
+func pyLineTexts(code string) []string {
+	starts := engine.PyLineStarts(code)
+	out := make([]string, len(starts))
+	for i, s := range starts {
+		end := len(code)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		seg := code[s:end]
+		if t, ok := strings.CutSuffix(seg, "\r\n"); ok {
+			seg = t
+		} else if r, size := utf8.DecodeLastRuneInString(seg); size > 0 && pyBreak(r) {
+			seg = seg[:len(seg)-size]
+		}
+		out[i] = seg
+	}
+	return out
+}
+
+// pyBreak reports whether Python's str.splitlines() breaks a line at r.
+func pyBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
+}
+
+// queryTokens is the query's token count for model_input_token_cnt, estimated past 64 KiB
+// (the most of a goal the scorers read), where an exact count could take seconds.
+func (s *Server) queryTokens(q string) int {
+	if len(q) > 64<<10 {
+		return (len(q) + 3) / 4
+	}
+	return s.tools.eng.CountTokens(q)
 }

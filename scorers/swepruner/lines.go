@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
 )
 
 // lineScores maps the server's answer onto our lines. Token scores, when their text
@@ -47,7 +49,7 @@ func lineScores(lines []string, code string, pr *pruneResponse, threshold float6
 	if pr.KeptFrags == nil && !fromTokens {
 		return nil, fmt.Errorf("%w: neither usable token_scores nor kept_frags", ErrBadAnswer)
 	}
-	py := pyLineStarts(code)
+	py := engine.PyLineStarts(code)
 	for _, k := range pr.KeptFrags {
 		if k < 1 || k > len(py) {
 			return nil, fmt.Errorf("%w: kept line %d of %d", ErrBadAnswer, k, len(py))
@@ -157,34 +159,6 @@ func lineStarts(lines []string) []int {
 // lineAt is the index of the line containing byte offset off.
 func lineAt(starts []int, off int) int {
 	return sort.Search(len(starts), func(i int) bool { return starts[i] > off }) - 1
-}
-
-// pyLineStarts are the byte offsets where Python's code.splitlines() lines start: it also
-// breaks at \r, \v, \f, \x1c-\x1e, U+0085, U+2028 and U+2029, and "\r\n" is one break.
-func pyLineStarts(code string) []int {
-	if code == "" {
-		return nil
-	}
-	starts := []int{0}
-	for i := 0; i < len(code); {
-		r, size := utf8.DecodeRuneInString(code[i:])
-		next := i + size
-		switch r {
-		case '\r':
-			if next < len(code) && code[next] == '\n' {
-				next++
-			}
-		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
-		default:
-			i = next
-			continue
-		}
-		if next < len(code) {
-			starts = append(starts, next)
-		}
-		i = next
-	}
-	return starts
 }
 
 func clamp(v float64) float64 { return math.Max(0, math.Min(1, v)) }

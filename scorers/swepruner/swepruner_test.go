@@ -92,7 +92,7 @@ type pyLine struct{ text, sep string }
 
 // pySplitLines is Python's str.splitlines(keepends) split into text and separator.
 func pySplitLines(code string) []pyLine {
-	starts := pyLineStarts(code)
+	starts := engine.PyLineStarts(code)
 	var out []pyLine
 	for i, s := range starts {
 		end := len(code)
