@@ -167,14 +167,18 @@ func textOf(tool string, payload []byte) string {
 			return string(payload)
 		}
 		// Without markers (include_markers false) nothing in the text says lines were cut,
-		// nor which prune_id recovers them.
-		unmarked := p.Stats.PrunedLines > 0 && !strings.Contains(p.PrunedText, "⟦PRUNÉ")
+		// nor which prune_id recovers them. A text that quotes a marker (this project's
+		// README, an agent's transcript) holds "⟦PRUNÉ" but not this prune's id.
+		unmarked := p.Stats.PrunedLines > 0 && !strings.Contains(p.PrunedText, "⟦PRUNÉ: prune_id="+p.PruneID+" ")
 		if len(p.Warnings) == 0 && !p.Stats.UsedFallback && !unmarked {
 			return p.PrunedText
 		}
 		var b strings.Builder
 		b.WriteString(p.PrunedText)
 		if p.PrunedText != "" && !strings.HasSuffix(p.PrunedText, "\n") {
+			if strings.Contains(p.PrunedText, "\r\n") {
+				b.WriteByte('\r') // a CRLF text's last line ends as its others do
+			}
 			b.WriteByte('\n')
 		}
 		b.WriteString("[mcp-pruner: ")

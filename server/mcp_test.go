@@ -392,6 +392,14 @@ func TestMCPTextContent(t *testing.T) {
 		}})
 		require.NoError(t, err, transport)
 		assert.Regexp(t, `\n\[mcp-pruner: \d+ lines cut without markers, prune_id prn_\d{32}\]$`, res.Content[0].(*mcp.TextContent).Text, transport)
+		// Even when a kept line quotes a marker; and a CRLF text's last line ends in CRLF.
+		quoting := strings.ReplaceAll(text, "\n", "\r\n") + "# parse_header's cuts read ⟦PRUNÉ: prune_id=prn_1 lignes 1-2 (2) raison=x⟧"
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "prune_text", Arguments: map[string]any{
+			"text": quoting, "goal_hint": "parse_header", "source_type": "code",
+			"options": engine.Options{MaxPruneRatio: 0.8, MinKeepLines: 5, TimeoutMS: 2000},
+		}})
+		require.NoError(t, err, transport)
+		assert.Regexp(t, `raison=x⟧\r\n\[mcp-pruner: \d+ lines cut without markers, prune_id prn_\d{32}\]$`, res.Content[0].(*mcp.TextContent).Text, transport)
 
 		big := strings.Repeat("a line of text\n", 800) // past the 10,000-character limit
 		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "prune_text", Arguments: map[string]any{
