@@ -1289,3 +1289,23 @@ func TestMemoryStoreDropsExpiredTextsWhenIdle(t *testing.T) {
 	require.NoError(t, s.Put(ctx, "c", "secret three"), "a store emptied by its sweep sweeps again")
 	assert.Eventually(t, func() bool { return s.Len() == 0 }, 5*time.Second, 5*time.Millisecond)
 }
+
+// TestMarkerReasonStaysOneVisibleLine: a focus term from a scorer (a plugin's, say) with
+// line or paragraph separators, NEL, bidi overrides or zero-width characters loses them in
+// the marker's reason: they would split the marker for Python's splitlines and editors, or
+// reverse or hide the rest of it on screen.
+func TestMarkerReasonStaysOneVisibleLine(t *testing.T) {
+	f := newFixture(t, 0)
+	odd := funcScorer(func(_ context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+		scores := make([]float64, len(req.Lines))
+		scores[0] = 1
+		return &engine.ScoreResponse{Scores: scores, Focus: []string{"zz\u2028yy\u0085ww\u202eqq\u2029\x7f\u009b\u200bvv⟦⟧\tuu"}}, nil
+	})
+	eng := f.withScorer(t, odd, f.tok)
+	req := &engine.Request{Text: strings.Repeat("a line of filler text that costs a fair number of tokens, for the test\n", 10), GoalHint: "x", SourceType: engine.SourceLogs, Options: opts(1, 1)}
+	res, err := eng.Prune(context.Background(), req)
+	require.NoError(t, err)
+	checkResult(t, f, req, res)
+	require.Len(t, res.Annotations, 1)
+	assert.Equal(t, "hors focus: zzyywwqqvvuu", res.Annotations[0].Reason)
+}

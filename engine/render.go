@@ -3,6 +3,7 @@ package engine
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // AnnotationKind is the kind of every annotation the engine emits.
@@ -22,10 +23,13 @@ const (
 	maxReasonTermLen = 40
 )
 
-// sanitizeTerm keeps a focus term printable inside a one-line marker.
+// sanitizeTerm keeps a focus term printable inside a one-line marker: no control characters
+// (NEL among them), no line or paragraph separators, which break the marker's line for
+// Python's splitlines and for editors, no format characters (bidi overrides reverse the rest
+// of the marker on screen; zero-width ones hide), and no brackets of the marker itself.
 func sanitizeTerm(t string) string {
 	t = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '⟧' || r == '⟦' || r < 0x20 {
+		if r == '⟧' || r == '⟦' || unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp, unicode.Cf) {
 			return -1
 		}
 		return r
