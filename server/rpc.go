@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 )
@@ -241,7 +242,7 @@ func batchTooLarge(item []byte) *rpcResponse {
 				return nil // a notification: no answer
 			}
 		} else if validID(raw) {
-			id = raw
+			id = utf8ID(raw)
 		}
 	}
 	return &rpcResponse{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: codeInvalidRequest,
@@ -286,6 +287,8 @@ func (h *rpcHandler) handleOne(ctx context.Context, msg []byte, payloadBuf *byte
 	}
 	if !hasID {
 		id = nullID
+	} else {
+		id = utf8ID(id)
 	}
 	if v, ok := fields["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
 		return invalidRequest(id, `jsonrpc must be "2.0"`)
@@ -327,6 +330,24 @@ func validID(raw json.RawMessage) bool {
 	default:
 		return string(raw) == "null"
 	}
+}
+
+// utf8ID is a string id with raw bytes that are not UTF-8 re-encoded as encoding/json reads
+// it (each bad byte U+FFFD), as /mcp and stdio echo it: echoed byte for byte, it would make
+// the answer invalid JSON for Python's json, JavaScript's fatal TextDecoder and serde.
+func utf8ID(raw json.RawMessage) json.RawMessage {
+	if utf8.Valid(raw) {
+		return raw
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return raw
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 func isJSONString(raw json.RawMessage) bool {

@@ -80,6 +80,9 @@ func TestRPCErrors(t *testing.T) {
 		{name: "health with arguments", body: callBody("24", "health", `{"verbose":true}`), code: -32602, id: "24", dataField: "verbose",
 			message: "invalid verbose: is not a known field (this takes no fields)"},
 		{name: "string id echoed", body: `{"jsonrpc":"2.0","id":"req-\u00e9","method":"nope"}`, code: -32601, id: `"req-é"`},
+		// An id that is not UTF-8 is echoed as encoding/json reads it, as /mcp does: byte for
+		// byte, it would make the answer invalid JSON.
+		{name: "string id not UTF-8", body: "{\"jsonrpc\":\"2.0\",\"id\":\"a\xffb\",\"method\":\"nope\"}", code: -32601, id: `"a\ufffdb"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
