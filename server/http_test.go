@@ -200,6 +200,10 @@ func TestSWEPruneReadsLikeSWEPruner(t *testing.T) {
 		assert.Contains(t, r.KeptFrags, 122)
 		assert.NotContains(t, r.KeptFrags, 120, "Python's line 120 is engine line 118")
 	})
+	t.Run("a body after a byte order mark", func(t *testing.T) {
+		status, b := post(t, env.http.URL+"/prune", "\xef\xbb\xbf"+string(must(json.Marshal(map[string]any{"query": "parse_header", "code": codeText(60)}))))
+		assert.Equal(t, http.StatusOK, status, "%s", b)
+	})
 	t.Run("a trailing slash, which FastAPI redirects", func(t *testing.T) {
 		assert.Contains(t, prune(t, "/prune/", map[string]any{"query": "parse_header", "code": codeText(60)}).KeptFrags, 10)
 	})

@@ -80,6 +80,8 @@ func (s *Server) servePrune(w http.ResponseWriter, r *http.Request) {
 	}
 	// 422 for a body that is not JSON as for a field of the wrong type: SWE-Pruner's server is
 	// a plain FastAPI app, whose request validation answers both with 422.
+	// Starlette's json.loads skips a UTF-8 byte order mark (Windows tools write one).
+	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	var req SWEPruneRequest
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&req); err != nil {
