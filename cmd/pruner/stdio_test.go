@@ -70,7 +70,7 @@ func TestServeMaxSessionsMustBePositive(t *testing.T) {
 }
 
 // TestServeZeroMeansDefaultInFlagAndVariable: 0 is the default of --max-concurrent-prunes
-// (the adaptive bound) and --max-body-bytes (5 x max-input-chars + 1 MiB), and their variables
+// (the adaptive bound) and --max-body-bytes (6 x max-input-chars + 1 MiB), and their variables
 // take it too; a negative value is refused by either, with what 0 means. (--read-timeout 0s
 // stops the server from starting once the values pass.)
 func TestServeZeroMeansDefaultInFlagAndVariable(t *testing.T) {
