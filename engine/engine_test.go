@@ -1309,3 +1309,57 @@ func TestMarkerReasonStaysOneVisibleLine(t *testing.T) {
 	require.Len(t, res.Annotations, 1)
 	assert.Equal(t, "hors focus: zzyywwqqvvuu", res.Annotations[0].Reason)
 }
+
+// TestPruneLeavesUndecodableTextWhole: a UTF-16 or UTF-32 text (by its byte-order mark, or
+// without one by its NUL bytes), binary data, and a text whose lines end in a carriage return
+// alone come back whole with unsupported_encoding: cut as UTF-8 lines, the first had UTF-8
+// markers spliced between its two-byte units (unreadable in any encoding), the last was one
+// line, cut whole under a budget. A text with a few NULs or progress bars redrawn with "\r"
+// is still pruned.
+func TestPruneLeavesUndecodableTextWhole(t *testing.T) {
+	f := newFixture(t, 0)
+	var lines []string
+	for i := range 60 {
+		lines = append(lines, fmt.Sprintf("line %d of a file, where the goal is named on line 30 only", i))
+	}
+	lines[29] = "def parse_header(raw): return raw.split(':')"
+	plain := strings.Join(lines, "\n") + "\n"
+	utf16 := func(s string, bom bool) string {
+		var b strings.Builder
+		if bom {
+			b.WriteString("\xff\xfe")
+		}
+		for _, r := range s {
+			b.WriteRune(r)
+			b.WriteByte(0)
+		}
+		return b.String()
+	}
+	prune := func(text string) *engine.Result {
+		req := &engine.Request{Text: text, GoalHint: "parse_header", SourceType: engine.SourceDocs, Options: opts(1, 0), TokenBudget: 150}
+		res, err := f.eng.Prune(context.Background(), req)
+		require.NoError(t, err)
+		checkResult(t, f, req, res)
+		return res
+	}
+	for name, text := range map[string]string{
+		"UTF-16 with a byte-order mark":    utf16(plain, true),
+		"UTF-16 without one":               utf16(plain, false),
+		"UTF-32 big-endian":                "\x00\x00\xfe\xff" + plain,
+		"binary":                           strings.Repeat("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00", 256) + plain,
+		"lines ended by a carriage return": strings.ReplaceAll(plain, "\n", "\r"),
+	} {
+		res := prune(text)
+		assert.True(t, res.Stats.UsedFallback, name)
+		assert.Equal(t, []string{engine.WarnNotUTF8Text}, res.Warnings, name)
+	}
+	for name, text := range map[string]string{
+		"a NUL in a string": strings.Replace(plain, "line 3 of", "line \x00 of", 1),
+		"a progress bar":    "downloading 10%\r50%\r100%\n" + plain,
+	} {
+		res := prune(text)
+		assert.False(t, res.Stats.UsedFallback, name)
+		assert.Contains(t, res.PrunedText, "def parse_header", name)
+		assert.Less(t, res.Stats.KeptLines, 20, name)
+	}
+}

@@ -253,6 +253,9 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	if req.TokenBudget < 0 {
 		return nil, &FieldError{Field: "token_budget", Problem: "must be an integer >= 0"}
 	}
+	if !lineText(req.Text) {
+		return e.failOpen(ctx, id, req.Text, start, estimateTokens(req.Text), WarnNotUTF8Text), nil
+	}
 	name := req.Scorer
 	if name == "" {
 		name = e.reg.DefaultFor(req.SourceType)
@@ -457,6 +460,24 @@ func (e *Engine) failOpen(ctx context.Context, id, text string, start time.Time,
 		return failed(e.fallback(id, text, start, tokens, warning, WarnRecoveryUnavailable), "", fmt.Errorf("store: %w", err))
 	}
 	return e.fallback(id, text, start, tokens, warning)
+}
+
+// lineText reports whether text can be cut by lines as the engine cuts them: not UTF-16 or
+// UTF-32 (a byte-order mark, or NUL bytes in a quarter of the first 4 KiB, which binary data
+// also has), and, if it has carriage returns, not without line feeds (CR-only line ends make
+// it one line, all kept or all cut).
+func lineText(text string) bool {
+	if strings.HasPrefix(text, "\xff\xfe") || strings.HasPrefix(text, "\xfe\xff") || strings.HasPrefix(text, "\x00\x00\xfe\xff") {
+		return false
+	}
+	head := text[:min(len(text), 4096)]
+	if strings.Count(head, "\x00")*4 >= len(head) && len(head) >= 16 {
+		return false
+	}
+	if strings.IndexByte(text, '\n') < 0 && strings.Count(text, "\r") >= 2 {
+		return false
+	}
+	return true
 }
 
 func (e *Engine) tooLarge(text string) bool {

@@ -155,6 +155,12 @@ const (
 	// store refused the original (e.g. larger than the whole store): the text comes back
 	// whole rather than cut with markers nobody could recover, and its prune_id is not found.
 	WarnRecoveryUnavailable = "recovery_unavailable"
+	// WarnNotUTF8Text reports a text the engine cannot cut by lines: UTF-16 or UTF-32 (a
+	// byte-order mark, or NUL bytes in a quarter of its first 4 KiB, as binary data has
+	// too), where markers written in UTF-8 would corrupt it, or lines ended by a carriage
+	// return alone (classic Mac OS), where the text is one line. It comes back whole, its
+	// token figures estimated.
+	WarnNotUTF8Text = "unsupported_encoding"
 )
 
 // FieldError reports an invalid request field; the server maps it to -32602.
