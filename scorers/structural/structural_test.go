@@ -296,6 +296,9 @@ func TestFallback(t *testing.T) {
 			assert.Equal(t, h.Scores, resp.Scores)
 		}},
 		{name: "valid code uses structure", req: engine.ScoreRequest{Lines: goSrc, Goal: "main", SourceType: engine.SourceCode, Path: "main.go"}},
+		// A test fixture's NUL is not a binary file (git's one-NUL rule cost such files
+		// their structure).
+		{name: "valid code with a NUL uses structure", req: engine.ScoreRequest{Lines: []string{"package main", "", "const sep = \"\x00\"", "", "func main() {", "\tprintln(sep)", "}"}, Goal: "main", SourceType: engine.SourceCode, Path: "main.go"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -312,7 +315,7 @@ func TestFallback(t *testing.T) {
 			}
 			// Every fallback answers as the heuristic scorer would, its threshold included;
 			// structure leaves the threshold to the scorer's default.
-			if tt.name == "valid code uses structure" {
+			if strings.HasPrefix(tt.name, "valid code") {
 				assert.Nil(t, resp.Threshold)
 				return
 			}
