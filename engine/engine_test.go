@@ -1363,3 +1363,29 @@ func TestPruneLeavesUndecodableTextWhole(t *testing.T) {
 		assert.Less(t, res.Stats.KeptLines, 20, name)
 	}
 }
+
+// TestPruneNeverAnswersMoreThanTheText: cutting a run of blank lines, which tiktoken merges
+// into a token or two but the selection prices a line at a time, replaced 3 tokens by a
+// ~40-token marker, and the answer (46 tokens) outgrew the text (19). An answer no cheaper
+// than the text keeps everything, with or without line numbers.
+func TestPruneNeverAnswersMoreThanTheText(t *testing.T) {
+	f := newFixture(t, 0)
+	for _, text := range []string{
+		"x = 1" + strings.Repeat("\n", 300) + "needle = 2\n",
+		strings.Repeat("\n", 100),
+		strings.Repeat("    \n", 100) + "needle\n",
+	} {
+		for _, annotate := range []bool{false, true} {
+			o := opts(1, 0)
+			o.AnnotateLines = annotate
+			req := &engine.Request{Text: text, GoalHint: "needle", SourceType: engine.SourceLogs, Options: o}
+			res, err := f.eng.Prune(context.Background(), req)
+			require.NoError(t, err)
+			checkResult(t, f, req, res)
+			assert.Empty(t, res.Annotations, "%q, annotate %v", text[:8], annotate)
+			if !annotate {
+				assert.Equal(t, text, res.PrunedText)
+			}
+		}
+	}
+}

@@ -604,12 +604,39 @@ func (e *Engine) selectAndRender(ctx context.Context, ls lineSet, lines []string
 		out = render(ls, sel.keep, id, o, reasons)
 		after = e.countOutput(ctx, out, ls.trailingNewline, restNL, numbered)
 	}
+	// Cutting can cost more than it saves: tiktoken merges a run of blank lines into a token
+	// or two, but each line is priced alone, so a ~40-token marker may replace a run that
+	// cost 3 (300 blank lines between two statements: 19 tokens became 46). An answer that
+	// is no cheaper than the text itself keeps everything. Line numbers (annotate_lines)
+	// are left out of the comparison: they must not change which lines are cut (seed §5.1),
+	// and they only add tokens, so the numbered answer is compared only when it is no
+	// cheaper either.
+	uncut := false
+	if len(out.annotations) > 0 && after >= tokensBefore && ctx.Err() == nil {
+		plain := after
+		if o.AnnotateLines {
+			po := o
+			po.AnnotateLines = false
+			plain = e.tokens.Count(render(ls, sel.keep, id, po, reasons).text)
+		}
+		if plain >= tokensBefore {
+			all := make([]bool, n)
+			for i := range all {
+				all[i] = true
+			}
+			whole := render(ls, all, id, o, reasons)
+			// Unless its line numbers break a token budget the cut answer met.
+			if c := e.countOutput(ctx, whole, ls.trailingNewline, restNL, numbered); req.TokenBudget == 0 || c <= req.TokenBudget || after > req.TokenBudget {
+				out, after, uncut = whole, c, true
+			}
+		}
+	}
 	if ctx.Err() != nil {
 		return nil // after may be a count cut short
 	}
 	numbered.remember(req.Text)
 	warnings := []string{}
-	if sel.ruleCut() { // after the trim, which may have cut more
+	if !uncut && sel.ruleCut() { // after the trim, which may have cut more
 		warnings = append(warnings, WarnProtectedCut)
 	}
 	if req.TokenBudget > 0 && after > req.TokenBudget {
