@@ -302,3 +302,66 @@ func appendString(dst []byte, s []byte) []byte {
 }
 
 const hexDigits = "0123456789abcdef"
+
+// WarnUnicodeReplaced is the warning of a prune whose arguments held what JSON cannot carry
+// as text: bytes that are not UTF-8, or a lone UTF-16 surrogate escape ("\ud800", which
+// Python writes for a file read with errors="surrogateescape"). encoding/json reads each as
+// U+FFFD, so the text pruned, stored and recovered is not byte for byte the one sent.
+const WarnUnicodeReplaced = "invalid_unicode_replaced"
+
+// unicodeJSON reports whether the JSON text raw (valid JSON) decodes without a replacement:
+// it is UTF-8 and every \u escape of a surrogate is half of a pair.
+func unicodeJSON(raw []byte) bool {
+	if !utf8.Valid(raw) {
+		return false
+	}
+	for i := 0; ; {
+		k := bytes.IndexByte(raw[i:], '\\')
+		if k < 0 {
+			return true
+		}
+		i += k
+		if i+1 >= len(raw) {
+			return true
+		}
+		if raw[i+1] != 'u' {
+			i += 2 // \n, \", \\ …: never the start of a \u
+			continue
+		}
+		r, ok := hex4(raw, i+2)
+		switch {
+		case !ok:
+			i += 2
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return false // a low half with no high half before it
+		case r >= 0xD800 && r <= 0xDBFF:
+			if lo, ok := hex4(raw, i+8); !ok || raw[i+6] != '\\' || raw[i+7] != 'u' || lo < 0xDC00 || lo > 0xDFFF {
+				return false
+			}
+			i += 12
+		default:
+			i += 6
+		}
+	}
+}
+
+// hex4 reads the four hexadecimal digits at raw[at:].
+func hex4(raw []byte, at int) (rune, bool) {
+	if at+4 > len(raw) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range raw[at : at+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}

@@ -120,3 +120,33 @@ func FuzzValidJSON(f *testing.F) {
 		assert.Equal(t, json.Valid(b), validJSON(b), "%q", b)
 	})
 }
+
+// TestUnicodeJSON: a JSON text decodes without a replacement character exactly when it is
+// UTF-8 and its surrogate escapes pair up; encoding/json's own output always does.
+func TestUnicodeJSON(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"text":"café"}`:                    true,
+		"{\"text\":\"caf\xe9\"}":             false,
+		`{"text":"a\ud800b"}`:                false,
+		`{"text":"\udc00"}`:                  false,
+		`{"text":"\ud83d\ude00"}`:            true,
+		`{"text":"\uD83D\uDE00 and \u00e9"}`: true,
+		`{"text":"\\ud800"}`:                 true,
+		`{"text":"\ud800\u0041"}`:            false,
+		`{"text":"x","goal_hint":"\ud800"}`:  false,
+		`{"text":"\\\ud800"}`:                false,
+		`{"text":"\n\t\"\\"}`:                true,
+	} {
+		assert.Equal(t, want, unicodeJSON([]byte(raw)), raw)
+		var v map[string]string
+		require.NoError(t, json.Unmarshal([]byte(raw), &v), raw)
+		replaced := false
+		for _, s := range v {
+			replaced = replaced || strings.Contains(s, "\ufffd")
+		}
+		assert.Equal(t, !want, replaced, "encoding/json replaced something: %s", raw)
+	}
+	for _, s := range []string{"", "plain", "é\u2028😀\x00\x1f\"\\", strings.Repeat("\\u", 3)} {
+		assert.True(t, unicodeJSON(must(json.Marshal(map[string]string{"text": s}))), s)
+	}
+}

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -403,5 +405,24 @@ func TestRPCConcurrentClients(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestPruneSaysWhenJSONReplacedCharacters: a text with bytes that are not UTF-8 or with a
+// lone surrogate escape reaches the engine with U+FFFD in their place (JSON carries neither),
+// so what recover_text gives back is not what was sent: the result says so (every transport
+// hands the tool the arguments' raw JSON; this is /rpc's).
+func TestPruneSaysWhenJSONReplacedCharacters(t *testing.T) {
+	env := newEnv(t, nil)
+	opts := `"source_type":"docs","options":{"max_prune_ratio":0.5,"min_keep_lines":1,"timeout_ms":1500,"annotate_lines":false,"include_markers":true}`
+	for text, replaced := range map[string]bool{
+		`"caf\u00e9\nparse_header\n"`: false,
+		"\"caf\xe9\\nparse_header\\n\"": true,
+		`"a\ud800b\nparse_header\n"`:  true,
+	} {
+		_, b := post(t, env.http.URL+"/rpc", callBody("1", "prune_text", `{"text":`+text+`,"goal_hint":"parse_header",`+opts+`}`))
+		var res engine.Result
+		toolPayload(t, decodeRPC(t, b), &res)
+		assert.Equal(t, replaced, slices.Contains(res.Warnings, server.WarnUnicodeReplaced), text)
 	}
 }

@@ -305,6 +305,9 @@ func (t *toolset) prune(ctx context.Context, raw []byte) (any, *callLog, error) 
 	if res.Warnings == nil {
 		res.Warnings = []string{}
 	}
+	if !unicodeJSON(raw) {
+		res.Warnings = append(res.Warnings, WarnUnicodeReplaced)
+	}
 	info := &callLog{linesIn: res.Stats.OriginalLines, linesOut: res.Stats.KeptLines, scorer: res.ScorerName,
 		fallback: fallbackReason(res), fallbackError: res.FallbackError}
 	return res, info, nil
