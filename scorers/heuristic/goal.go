@@ -91,7 +91,10 @@ var (
 	reFence    = regexp.MustCompile("(?s)```.*?```")
 	reBacktick = regexp.MustCompile("`[^`\n]+`")
 	reFrame    = regexp.MustCompile(`File "([^"]+)", line \d+, in (\w+)`)
-	reIdent    = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(\()?`)
+	// Letters of any script: a document's words hold every non-ASCII byte (wordBytes), so
+	// an identifier such as größe or 総計 is one term on both sides; ASCII-only, the goal
+	// split it at each such letter and never matched its definition.
+	reIdent = regexp.MustCompile(`[\p{L}_][\p{L}\p{N}_]*(\.[\p{L}_][\p{L}\p{N}_]*)*(\()?`)
 )
 
 // ParseGoal extracts weighted terms from a goal: identifiers split into parts, whole

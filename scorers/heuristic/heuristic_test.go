@@ -511,3 +511,22 @@ func TestGitLogScoredAsRecords(t *testing.T) {
 		assert.GreaterOrEqual(t, s[i], s[subject], "the matching commit's header line %d comes with it", i+1)
 	}
 }
+
+// TestGoalNamesInAnyScript: a goal naming an identifier with non-ASCII letters (größe,
+// durée_totale, 合計) finds its definition as an ASCII one would; the goal used to split it at
+// each such letter, so the definition scored as an unrelated line and was cut.
+func TestGoalNamesInAnyScript(t *testing.T) {
+	for _, name := range []string{"größe", "durée_totale", "合計", "ДлинаСтроки"} {
+		lines := []string{
+			"def helper(x):", "    return x + 1", "",
+			"def " + name + "(x):", "    return x * 2", "",
+			"def other(y):", "    return y - 1",
+		}
+		s := score(t, engine.SourceCode, "why does "+name+" return the wrong value", lines)
+		for i, v := range s {
+			if i != 3 {
+				assert.Greater(t, s[3], v, "%s: its definition above line %d", name, i+1)
+			}
+		}
+	}
+}
