@@ -1389,3 +1389,18 @@ func TestPruneNeverAnswersMoreThanTheText(t *testing.T) {
 		}
 	}
 }
+
+// TestPruneWarnsOfAGoalWithoutWords: lines cut for an empty, blank or invisible goal say so
+// (the scorer had nothing to look for); a goal of one digit is a goal.
+func TestPruneWarnsOfAGoalWithoutWords(t *testing.T) {
+	f := newFixture(t, 0)
+	text := strings.Repeat("a line of filler text that costs a fair number of tokens, for the test\n", 30)
+	for goal, warned := range map[string]bool{"": true, " \t\n": true, "\u200b": true, "?!": true, "7": false, "größe": false} {
+		req := &engine.Request{Text: text, GoalHint: goal, SourceType: engine.SourceLogs, Options: opts(0.9, 1), Scorer: "hash", TokenBudget: 100}
+		res, err := f.eng.Prune(context.Background(), req)
+		require.NoError(t, err)
+		checkResult(t, f, req, res)
+		require.Positive(t, res.Stats.PrunedLines, "%q", goal)
+		assert.Equal(t, warned, slices.Contains(res.Warnings, engine.WarnGoalWithoutWords), "%q", goal)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -368,8 +369,16 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	res.Scores = resp.Scores
 	res.ScorerName = name
 	res.Warnings = appendUnique(res.Warnings, resp.Warnings...)
+	if res.Stats.PrunedLines > 0 && !hasWord(req.GoalHint) {
+		res.Warnings = append(res.Warnings, WarnGoalWithoutWords)
+	}
 	res.Stats.ElapsedMS = e.now().Sub(start).Milliseconds()
 	return res, nil
+}
+
+// hasWord reports whether goal holds a letter or a digit: something a scorer can look for.
+func hasWord(goal string) bool {
+	return strings.IndexFunc(goal, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
 
 // stillStored makes sure the original of a prune that cut lines is still in the store as it

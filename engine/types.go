@@ -161,6 +161,10 @@ const (
 	// return alone (classic Mac OS), where the text is one line. It comes back whole, its
 	// token figures estimated.
 	WarnNotUTF8Text = "unsupported_encoding"
+	// WarnGoalWithoutWords reports lines cut for a goal_hint with no letter or digit (empty,
+	// blank, a zero-width space): the scorer had no term to look for, and its cuts follow
+	// only what it keeps for any goal (failures in logs, the outline of code).
+	WarnGoalWithoutWords = "goal_without_words"
 )
 
 // FieldError reports an invalid request field; the server maps it to -32602.

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
@@ -64,8 +65,9 @@ Flags:
 	if err := cfg.applyEnv(set); err != nil {
 		return err
 	}
-	if strings.TrimSpace(*goal) == "" {
-		return usagef("--goal is required, and not blank: it is what the lines are scored against")
+	if strings.IndexFunc(*goal, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+		// Blank, or invisible (a zero-width space, a bidi mark): nothing to score against.
+		return usagef("--goal is required, and not blank: it is what the lines are scored against (it needs a letter or a digit)")
 	}
 	if *budget > 0 {
 		// A budget is the reader's word on how much to keep: the command line's own floors

@@ -87,6 +87,7 @@ func TestPruneCommandErrors(t *testing.T) {
 	}{
 		{"missing goal", []string{"prune", path}, 2, "--goal is required"},
 		{"blank goal", []string{"prune", path, "--goal", " \t "}, 2, "--goal is required, and not blank"},
+		{"invisible goal", []string{"prune", path, "--goal", "\u200b\u202e"}, 2, "--goal is required, and not blank"},
 		{"two files", []string{"prune", path, path, "--goal", "x"}, 2, "at most one FILE"},
 		{"bad source type", []string{"prune", path, "--goal", "x", "--source-type", "prose"}, 2, "--source-type"},
 		// An invalid option is said as the flag the user typed, with its value.
