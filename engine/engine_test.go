@@ -1404,3 +1404,19 @@ func TestPruneWarnsOfAGoalWithoutWords(t *testing.T) {
 		assert.Equal(t, warned, slices.Contains(res.Warnings, engine.WarnGoalWithoutWords), "%q", goal)
 	}
 }
+
+// TestScorerWarningsStayOneVisibleLine: a scorer's (a plugin's) warning with line breaks or
+// invisible characters reaches the result on one visible line: the CLI prints warnings on
+// one line, and the MCP text content's last line lists them.
+func TestScorerWarningsStayOneVisibleLine(t *testing.T) {
+	f := newFixture(t, 0)
+	odd := funcScorer(func(_ context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+		return &engine.ScoreResponse{Scores: make([]float64, len(req.Lines)), Warnings: []string{"odd\nwarning\u2028here\u202e", "\u200b", "plugin:slow"}}, nil
+	})
+	eng := f.withScorer(t, odd, f.tok)
+	req := &engine.Request{Text: strings.Repeat("a line of filler text that costs a fair number of tokens, for the test\n", 10), GoalHint: "x", SourceType: engine.SourceLogs, Options: opts(0.5, 1)}
+	res, err := eng.Prune(context.Background(), req)
+	require.NoError(t, err)
+	checkResult(t, f, req, res)
+	assert.Equal(t, []string{"odd warning here", "plugin:slow"}, res.Warnings)
+}

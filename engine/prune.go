@@ -368,7 +368,12 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	}
 	res.Scores = resp.Scores
 	res.ScorerName = name
-	res.Warnings = appendUnique(res.Warnings, resp.Warnings...)
+	for _, w := range resp.Warnings {
+		// A scorer's (a plugin's) warning is a code: on one line, visible as written.
+		if w = sanitizeWarning(w); w != "" {
+			res.Warnings = appendUnique(res.Warnings, w)
+		}
+	}
 	if res.Stats.PrunedLines > 0 && !hasWord(req.GoalHint) {
 		res.Warnings = append(res.Warnings, WarnGoalWithoutWords)
 	}

@@ -40,6 +40,21 @@ func sanitizeTerm(t string) string {
 	return strings.TrimSpace(t)
 }
 
+// sanitizeWarning keeps a scorer's warning on one visible line, as sanitizeTerm a focus term,
+// with the line breaks and tabs it held as spaces.
+func sanitizeWarning(w string) string {
+	w = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t' || unicode.In(r, unicode.Zl, unicode.Zp):
+			return ' '
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			return -1
+		}
+		return r
+	}, w)
+	return strings.TrimSpace(w)
+}
+
 // runReason explains why lines [start, end) were cut. It names the first focus term the run
 // does not contain (case-insensitively); if the run mentions every focus term, it was cut for
 // the budget or for scoring below the threshold.
