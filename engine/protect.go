@@ -298,7 +298,10 @@ func underlines(title, rule string) bool {
 // they nest: an END closes the innermost open BEGIN, so a line that names both (prose about the
 // directives) is a region of its own line, and a region inside another does not end the outer
 // one. An END with no open BEGIN does nothing; a region never closed runs to the end of the
-// text (protecting too much loses nothing).
+// text (protecting too much loses nothing). A directive counts where it stands as a word of its
+// own (directive): in a comment or on a line alone, not quoted or inside a string literal
+// ("…\n⟦NO_PRUNE_BEGIN⟧\n…" in a test, or a diff of one), which opened a region that never
+// closed and put the rest of the text out of any budget's reach.
 func protectDirectives(lines []string, prot []uint8, joinPrev []bool) {
 	depth := 0
 	for i, l := range lines {
@@ -309,22 +312,53 @@ func protectDirectives(lines []string, prot []uint8, joinPrev []bool) {
 		if !strings.Contains(l, "⟦NO_PRUNE_") {
 			continue
 		}
-		for rest := l; ; {
-			b, e := strings.Index(rest, NoPruneBegin), strings.Index(rest, NoPruneEnd)
+		for at := 0; ; {
+			b, e := indexFrom(l, NoPruneBegin, at), indexFrom(l, NoPruneEnd, at)
 			switch {
 			case b >= 0 && (e < 0 || b < e):
-				depth++
-				prot[i] = protHard
-				rest = rest[b+len(NoPruneBegin):]
+				if directive(l, b, len(NoPruneBegin)) {
+					depth++
+					prot[i] = protHard
+				}
+				at = b + len(NoPruneBegin)
 				continue
 			case e >= 0:
-				depth = max(0, depth-1)
-				rest = rest[e+len(NoPruneEnd):]
+				if directive(l, e, len(NoPruneEnd)) {
+					depth = max(0, depth-1)
+				}
+				at = e + len(NoPruneEnd)
 				continue
 			}
 			break
 		}
 	}
+}
+
+// indexFrom is strings.Index(s[from:], sub) as an index into s, or -1.
+func indexFrom(s, sub string, from int) int {
+	if k := strings.Index(s[from:], sub); k >= 0 {
+		return from + k
+	}
+	return -1
+}
+
+// directive reports whether the directive at l[at:at+n] stands as a word of its own: after
+// the line's start, white space or comment punctuation (// # /* -- ; <!-- %), and before its
+// end, white space or such punctuation (*/ -->). Quotes, backticks, letters and escapes on
+// either side make it a mention, not a directive.
+func directive(l string, at, n int) bool {
+	const punct = "/#*;-!<>%|"
+	if at > 0 {
+		if c := l[at-1]; c != ' ' && c != '\t' && !strings.ContainsRune(punct, rune(c)) {
+			return false
+		}
+	}
+	if end := at + n; end < len(l) {
+		if c := l[end]; c != ' ' && c != '\t' && c != '\r' && !strings.ContainsRune(punct, rune(c)) {
+			return false
+		}
+	}
+	return true
 }
 
 // isRSTRule reports whether l is a reStructuredText section rule: 3+ copies of one

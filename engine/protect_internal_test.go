@@ -208,7 +208,11 @@ func TestProtectDirectives(t *testing.T) {
 		joined    string // one character a line: j joined to the line above, . not
 	}{
 		{"a region, both directive lines included", "a\n⟦NO_PRUNE_BEGIN⟧\nb\n⟦NO_PRUNE_END⟧\nc", ".ppp.", "..jj."},
-		{"prose naming both directives is a region of its own line", "a\nwrap it in `⟦NO_PRUNE_BEGIN⟧` and `⟦NO_PRUNE_END⟧` lines\nb\nc", ".p..", "...."},
+		{"prose naming both directives is a region of its own line", "a\nwrap it in ⟦NO_PRUNE_BEGIN⟧ and ⟦NO_PRUNE_END⟧ lines\nb\nc", ".p..", "...."},
+		{"quoted directives are mentions", "a\nwrap it in `⟦NO_PRUNE_BEGIN⟧` lines\nb\nc", "....", "...."},
+		{"a directive in a string literal is a mention", "f.Add(\"a\\n⟦NO_PRUNE_BEGIN⟧\\nx\\n\")\nb\nc", "...", "..."},
+		{"a diff of a directive is a mention", "+⟦NO_PRUNE_BEGIN⟧\nb\nc", "...", "..."},
+		{"directives in comments of every kind", "/*⟦NO_PRUNE_BEGIN⟧*/\nb\n<!-- ⟦NO_PRUNE_END⟧ -->\n-- ⟦NO_PRUNE_BEGIN⟧\nc\n;⟦NO_PRUNE_END⟧\r\nd", "pppppp.", ".jj.jj."},
 		{"nested regions end with the outer END", "⟦NO_PRUNE_BEGIN⟧\nx\n⟦NO_PRUNE_BEGIN⟧\ny\n⟦NO_PRUNE_END⟧\nouter\n⟦NO_PRUNE_END⟧\nz", "ppppppp.", ".jjjjjj."},
 		{"an END with no BEGIN does nothing", "a\n⟦NO_PRUNE_END⟧\n⟦NO_PRUNE_BEGIN⟧\nb\n⟦NO_PRUNE_END⟧\nc", "..ppp.", "...jj."},
 		{"END then BEGIN on one line inside a region keeps it open", "⟦NO_PRUNE_BEGIN⟧\n⟦NO_PRUNE_END⟧ ⟦NO_PRUNE_BEGIN⟧\nx\n⟦NO_PRUNE_END⟧\ny", "pppp.", ".jjj."},
