@@ -175,8 +175,9 @@ func leadingWord(l string) string {
 }
 
 func protectLogs(lines []string, prot []uint8) {
+	passing := PassingTestMessages(lines)
 	for i, l := range lines {
-		if len(l) > 4096 || !hasFailureWord(l) && !TestFailureMessage(l) {
+		if len(l) > 4096 || !hasFailureWord(l) && !TestFailureMessage(l) || passing != nil && passing[i] {
 			continue
 		}
 		for j := max(0, i-1); j <= min(len(lines)-1, i+1); j++ {
@@ -468,6 +469,62 @@ func TestFailureMessage(l string) bool {
 		d++
 	}
 	return d > j && strings.HasPrefix(rest[d:], ": ")
+}
+
+// PassingTestMessages marks the lines of a go test log that are messages (t.Log, t.Errorf:
+// "    x_test.go:NN: …") of a test that passed or was skipped: with -v, go test prints every
+// test's messages, a passing test's too, which are no failure, whatever words they hold. A
+// message belongs to the test of the nearest "=== RUN" (CONT, NAME, PAUSE) above it, whose
+// verdict is the next "--- PASS", "--- FAIL" or "--- SKIP" below; without -v a failing
+// test's messages follow its "--- FAIL" line. It returns nil when no test passed.
+func PassingTestMessages(lines []string) []bool {
+	const (
+		none = iota
+		run
+		pass
+		fail
+	)
+	kind := func(l string) int {
+		t := strings.TrimLeft(l, " \t")
+		switch {
+		case strings.HasPrefix(t, "=== RUN") || strings.HasPrefix(t, "=== CONT") || strings.HasPrefix(t, "=== NAME") || strings.HasPrefix(t, "=== PAUSE"):
+			return run
+		case strings.HasPrefix(t, "--- PASS:") || strings.HasPrefix(t, "--- SKIP:"):
+			return pass
+		case strings.HasPrefix(t, "--- FAIL:"):
+			return fail
+		}
+		return none
+	}
+	var passing []bool
+	next := none // the verdict of the nearest verdict line below
+	// From the end: a message under a RUN takes the verdict below it. A message's nearest
+	// marker above is found on the way down afterwards; collect the messages' verdicts below
+	// first.
+	below := make([]int8, len(lines))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if k := kind(lines[i]); k == pass || k == fail {
+			next = k
+		}
+		below[i] = int8(next)
+	}
+	above := none
+	for i, l := range lines {
+		if k := kind(l); k != none {
+			above = k
+			continue
+		}
+		if above == none || above == fail || !strings.Contains(l, "_test.go:") || !TestFailureMessage(l) {
+			continue
+		}
+		if above == pass || below[i] == pass {
+			if passing == nil {
+				passing = make([]bool, len(lines))
+			}
+			passing[i] = true
+		}
+	}
+	return passing
 }
 
 // SkipEscape returns the index after the terminal control sequence (ESC [ parameters final

@@ -262,3 +262,32 @@ func TestTestFailureMessage(t *testing.T) {
 		assert.Equal(t, want, TestFailureMessage(l), "%q", l)
 	}
 }
+
+// TestPassingTestMessages: go test -v prints every test's messages; those of a test that
+// passed or was skipped are no failure, those of a failing test are, with or without -v.
+func TestPassingTestMessages(t *testing.T) {
+	verbose := []string{
+		"=== RUN   TestClamp",
+		"    clamp_test.go:12: clamp(5, 0, 3) = 3",
+		"--- PASS: TestClamp (0.00s)",
+		"=== RUN   TestSum",
+		"    sum_test.go:20: Sum([1 2 3]) = 5, want 6",
+		"--- FAIL: TestSum (0.00s)",
+		"=== RUN   TestSkip",
+		"    skip_test.go:8: needs network",
+		"--- SKIP: TestSkip (0.00s)",
+		"=== RUN   TestOuter",
+		"=== RUN   TestOuter/inner",
+		"    outer_test.go:30: got 1",
+		"--- FAIL: TestOuter (0.00s)",
+		"    --- FAIL: TestOuter/inner (0.00s)",
+		"FAIL",
+	}
+	assert.Equal(t, []bool{false, true, false, false, false, false, false, true, false, false, false, false, false, false, false}, PassingTestMessages(verbose))
+	quiet := []string{"--- FAIL: TestSum (0.00s)", "    sum_test.go:20: Sum([1 2 3]) = 5, want 6", "FAIL", "FAIL\texample.com/sum\t0.01s"}
+	assert.Nil(t, PassingTestMessages(quiet), "without -v only failing tests print messages")
+	prot := make([]uint8, len(verbose))
+	protectLogs(verbose, prot)
+	assert.Zero(t, prot[1], "a passing test's message is not protected")
+	assert.Equal(t, protRule, prot[4], "a failing test's message is")
+}

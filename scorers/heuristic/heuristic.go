@@ -106,6 +106,12 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 	var scores []float64
 	switch st {
 	case engine.SourceLogs:
+		// A passing test's messages (go test -v prints them) are no failure evidence.
+		for i, p := range engine.PassingTestMessages(req.Lines) {
+			if p {
+				fail[i], shape[i] = 0, 0
+			}
+		}
 		scores = scoreLogs(req.Lines, a, fail, shape)
 		a.LiftCovering(scores)
 	case engine.SourceDocs:

@@ -530,3 +530,24 @@ func TestGoalNamesInAnyScript(t *testing.T) {
 		}
 	}
 }
+
+// TestLogsPassingTestMessagesAreNoFailure: in go test -v output, a passing test's t.Log
+// lines (file:line messages like a failure's) rank below the failing test's message; they
+// used to count as failures and fill a budget with a passing test's output.
+func TestLogsPassingTestMessagesAreNoFailure(t *testing.T) {
+	lines := []string{"=== RUN   TestClamp"}
+	for i := range 25 {
+		lines = append(lines, fmt.Sprintf("    clamp_test.go:12: clamp(%d, 0, 3) = %d", i, min(i, 3)))
+	}
+	lines = append(lines, "--- PASS: TestClamp (0.00s)", "=== RUN   TestSum", "    sum_test.go:20: Sum([1 2 3]) = 5, want 6", "--- FAIL: TestSum (0.00s)")
+	for i := range 25 {
+		lines = append(lines, fmt.Sprintf("=== RUN   TestOther%d", i), fmt.Sprintf("--- PASS: TestOther%d (0.00s)", i))
+	}
+	lines = append(lines, "FAIL", "FAIL\texample.com/calc\t0.012s")
+	s := score(t, engine.SourceLogs, "which test fails and why", lines)
+	msg := 28
+	require.Equal(t, "    sum_test.go:20: Sum([1 2 3]) = 5, want 6", lines[msg])
+	for i := 1; i <= 25; i++ {
+		assert.Less(t, s[i], s[msg]/2, "the passing test's line %d well below the failing message", i+1)
+	}
+}
