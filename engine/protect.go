@@ -43,6 +43,16 @@ func protect(lines []string, st SourceType) protection {
 	prot := make([]uint8, n)
 	joinPrev := make([]bool, n)
 	unit := joinPrev
+	switch {
+	case UnifiedDiff(lines):
+		// A diff's lines are not the file's: " import (" is context, "-class X" is gone, and
+		// the source type's rules would keep them wherever they stand. Its scorers keep each
+		// kept line's file and hunk headers with it instead.
+		st = ""
+	case st == SourceLogs && GitLog(lines):
+		// A git log's "fix the error in …" is a commit's subject, not a failure.
+		st = ""
+	}
 	switch st {
 	case SourceCode:
 		protectCode(lines, prot)
@@ -469,6 +479,82 @@ func TestFailureMessage(l string) bool {
 		d++
 	}
 	return d > j && strings.HasPrefix(rest[d:], ": ")
+}
+
+// GitLog reports whether lines are the output of git log or git show: in the default formats
+// the first non-blank line is a commit header, "commit " and 7 to 64 hexadecimal digits,
+// alone or before " (" (decorations) or a space (--parents' other hashes); in --oneline the
+// first five non-blank lines (or all, if fewer, at least two) each start with an abbreviated
+// hash and a space, one of them at least with a letter (not all numbers).
+func GitLog(lines []string) bool {
+	seen, letters := 0, false // letters: a hash with a-f, not only a number
+	for _, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if seen == 0 {
+			if rest, ok := strings.CutPrefix(l, "commit "); ok {
+				h := hexRun(rest)
+				return h >= 7 && h <= 64 && (h == len(rest) || rest[h] == ' ')
+			}
+		}
+		h := hexRun(l)
+		if h < 7 || h > 40 || h >= len(l) || l[h] != ' ' {
+			return false
+		}
+		letters = letters || strings.Trim(l[:h], "0123456789") != ""
+		if seen++; seen == 5 {
+			return letters
+		}
+	}
+	return seen >= 2 && letters
+}
+
+// hexRun is the length of the run of lower-case hexadecimal digits s starts with.
+func hexRun(s string) int {
+	h := 0
+	for h < len(s) && (s[h] >= '0' && s[h] <= '9' || s[h] >= 'a' && s[h] <= 'f') {
+		h++
+	}
+	return h
+}
+
+// UnifiedDiff reports whether lines are a unified diff, as git diff, git show, git log -p and
+// diff -u print it: the first non-blank line starts a file's header ("diff ", "--- ",
+// "Index: ") or a commit's ("commit <hash>", followed by a diff), and a hunk header
+// "@@ -a,b +c,d @@" follows within the first 200 lines.
+func UnifiedDiff(lines []string) bool {
+	first := -1
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return false
+	}
+	l := lines[first]
+	if !strings.HasPrefix(l, "diff ") && !strings.HasPrefix(l, "--- ") && !strings.HasPrefix(l, "Index: ") && !strings.HasPrefix(l, "commit ") {
+		return false
+	}
+	for _, l := range lines[first:min(len(lines), first+200)] {
+		if HunkHeader(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// HunkHeader reports whether l is a unified diff's hunk header, "@@ -a[,b] +c[,d] @@".
+func HunkHeader(l string) bool {
+	rest, ok := strings.CutPrefix(l, "@@ -")
+	if !ok {
+		return false
+	}
+	k := strings.Index(rest, " @@")
+	return k > 0 && strings.Contains(rest[:k], " +") && strings.Trim(rest[:k], "0123456789,+ ") == ""
 }
 
 // PassingTestMessages marks the lines of a go test log that are messages (t.Log, t.Errorf:

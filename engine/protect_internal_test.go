@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -290,4 +291,63 @@ func TestPassingTestMessages(t *testing.T) {
 	protectLogs(verbose, prot)
 	assert.Zero(t, prot[1], "a passing test's message is not protected")
 	assert.Equal(t, protRule, prot[4], "a failing test's message is")
+}
+
+// TestGitLogIsRecognised: git log's and git show's default formats, decorated, with
+// parents or CRLF, are a git log; prose about a commit, a one-line log and a CI log are not.
+func TestGitLogIsRecognised(t *testing.T) {
+	for _, first := range []string{
+		"commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd",
+		"commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd (HEAD -> main, origin/main)",
+		"commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd 508ef06218fe15d8544668a2c3355156943def04",
+		"commit 951dcae\r",
+	} {
+		assert.True(t, GitLog([]string{"", first, "Author: A <a@example.org>"}), first)
+	}
+	for _, first := range []string{
+		"commit message too long",
+		"commit 951dca",
+		"commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd:",
+		"951dcae /prune: query is required",
+		"Run actions/checkout@v4",
+		"  commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd",
+	} {
+		assert.False(t, GitLog([]string{first, "commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd"}), first)
+	}
+	assert.False(t, GitLog([]string{"", "  "}))
+	oneline := []string{"4c29230 heuristic: a goal's identifiers may hold letters of any script", "2b4be85 (HEAD -> main) engine: markers", "18187b9 logs: passing tests"}
+	assert.True(t, GitLog(oneline), "--oneline")
+	assert.False(t, GitLog(oneline[:1]), "one line is not enough to tell")
+	assert.False(t, GitLog([]string{"deadbeef1 step one", "Run make test", "ok"}), "a CI log that prints one hash")
+	assert.False(t, GitLog([]string{"1234567 apples", "7654321 pears"}), "numbers are not hashes")
+}
+
+// TestUnifiedDiffIsRecognised: git diff, git show and diff -u output is a diff; a CI log
+// that prints one further down, or text that only starts like one, is not.
+func TestUnifiedDiffIsRecognised(t *testing.T) {
+	assert.True(t, UnifiedDiff([]string{"diff --git a/x.go b/x.go", "index 1..2 100644", "--- a/x.go", "+++ b/x.go", "@@ -1,3 +1,4 @@ func f() {", " a", "+b"}))
+	assert.True(t, UnifiedDiff([]string{"--- x.py\t2026-01-01", "+++ x.py\t2026-01-02", "@@ -1 +1 @@", "-a", "+b"}))
+	assert.True(t, UnifiedDiff([]string{"commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd", "Author: A", "", "    msg", "", "diff --git a/x b/x", "@@ -0,0 +1 @@", "+x"}))
+	assert.False(t, UnifiedDiff([]string{"Run gofmt -d .", "diff --git a/x.go b/x.go", "@@ -1 +1 @@"}), "a CI log holding a diff")
+	assert.False(t, UnifiedDiff([]string{"--- FAIL: TestX (0.00s)", "    x_test.go:3: @@ -1 +1 @@"}))
+	assert.False(t, UnifiedDiff([]string{"diff --git a/x b/x", "Binary files differ"}))
+	for l, want := range map[string]bool{"@@ -1,3 +1,4 @@": true, "@@ -1 +1 @@ func f() {": true, "@@ -0,0 +1 @@": true, "@@ here @@": false, "@@ -1,3 @@": false} {
+		assert.Equal(t, want, HunkHeader(l), l)
+	}
+}
+
+// TestProtectDiffsAndGitLogs: a diff's lines are not its file's, so the source type's rules
+// (imports, declarations, failure words) do not hold in it; a git log's commit subjects are
+// not failures. NO_PRUNE regions hold in both.
+func TestProtectDiffsAndGitLogs(t *testing.T) {
+	diff := []string{"diff --git a/x.go b/x.go", "--- a/x.go", "+++ b/x.go", "@@ -1,4 +1,4 @@", " import (", " \t\"errors\"", " )", "-return errors.New(\"fatal error\")", "+return nil"}
+	for _, st := range []SourceType{SourceCode, SourceLogs, SourceDocs} {
+		assert.Equal(t, make([]uint8, len(diff)), protect(diff, st).prot, st)
+	}
+	log := []string{"commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd", "Author: A <a@example.org>", "", "    fix the error in the parser", ""}
+	assert.Equal(t, make([]uint8, len(log)), protect(log, SourceLogs).prot)
+	ci := []string{"Run go test ./...", "--- FAIL: TestX (0.00s)", "FAIL"}
+	assert.NotEqual(t, make([]uint8, len(ci)), protect(ci, SourceLogs).prot, "a build log keeps its rules")
+	withRegion := append(slices.Clone(diff), "⟦NO_PRUNE_BEGIN⟧", "kept", "⟦NO_PRUNE_END⟧")
+	assert.Equal(t, protHard, protect(withRegion, SourceCode).prot[len(diff)+1])
 }

@@ -69,12 +69,21 @@ func Finish(req *engine.ScoreRequest, resp *engine.ScoreResponse, a *Analysis) {
 // building on these applies (or its own damping) to its own answer.
 func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, *Analysis, error) {
 	q := s.goals.parse(req.Goal)
-	st := req.SourceType
-	if st == engine.SourceLogs && GitLog(req.Lines) {
-		// A git log is a list of records to search, newest first: its failure words are
-		// commit subjects and its tail is the oldest commit, so the logs rules would read
-		// it backwards. It is scored as the document it is.
+	st, lines := req.SourceType, req.Lines
+	gitLog, diff := engine.GitLog(lines), engine.UnifiedDiff(lines)
+	var body []bool // a diff's hunk lines
+	switch {
+	case gitLog:
+		// A git log is a list of records to search, newest first: read as a build log, its
+		// failure words are commit subjects and its tail is the oldest commit. It is scored
+		// as the document it is, whatever it was sent as.
 		st = engine.SourceDocs
+	case diff:
+		// A diff is code, whatever it was sent as, read without its +/-/space column so
+		// that indentation makes blocks again.
+		st = engine.SourceCode
+		body = diffBody(lines)
+		lines = withoutDiffColumn(lines, body)
 	}
 	var each func(i int, hashes []termHash)
 	var fail []float64
@@ -82,21 +91,21 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 	if st == engine.SourceLogs {
 		// Lent for the call: analyze returns only once every scan goroutine (the writers)
 		// is done, and scoreLogs keeps neither.
-		fail, shape = floatBufs.borrow(len(req.Lines)), uint64Bufs.borrow(len(req.Lines))
+		fail, shape = floatBufs.borrow(len(lines)), uint64Bufs.borrow(len(lines))
 		defer floatBufs.giveBack(fail)
 		defer uint64Bufs.giveBack(shape)
-		each = func(i int, hashes []termHash) { fail[i], shape[i] = logLine(req.Lines[i], hashes) }
+		each = func(i int, hashes []termHash) { fail[i], shape[i] = logLine(lines[i], hashes) }
 	}
 	// Every source type's scoring reads the indentation tree, code's the comment lines too:
 	// found beside a large input's scan, they cost no time of their own.
 	code := st != engine.SourceLogs && st != engine.SourceDocs
 	alongside := func(a *Analysis) {
-		a.tree = buildTree(req.Lines)
+		a.tree = buildTree(lines)
 		if code {
-			a.comment = CommentLines(req.Lines)
+			a.comment = CommentLines(lines)
 		}
 	}
-	a, err := analyze(ctx, req.Lines, q, req.Path, each, alongside)
+	a, err := analyze(ctx, lines, q, req.Path, each, alongside)
 	if err == nil {
 		err = ctx.Err()
 	}
@@ -107,26 +116,29 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 	switch st {
 	case engine.SourceLogs:
 		// A passing test's messages (go test -v prints them) are no failure evidence.
-		for i, p := range engine.PassingTestMessages(req.Lines) {
+		for i, p := range engine.PassingTestMessages(lines) {
 			if p {
 				fail[i], shape[i] = 0, 0
 			}
 		}
-		scores = scoreLogs(req.Lines, a, fail, shape)
+		scores = scoreLogs(lines, a, fail, shape)
 		a.LiftCovering(scores)
 	case engine.SourceDocs:
-		scores = scoreStructured(req.Lines, a, docsWeights)
-		a.LiftGoalKinds(req.Lines, scores, false)
+		scores = scoreStructured(lines, a, docsWeights)
+		a.LiftGoalKinds(lines, scores, false)
 		a.LiftCovering(scores)
-		if st != req.SourceType {
-			liftCommitHeads(req.Lines, scores)
-		}
 	default:
-		scores = scoreCode(req.Lines, a)
-		a.LiftComments(req.Lines, scores)
-		a.LiftGoalKinds(req.Lines, scores, true)
-		a.cited, a.framed = q.CitedLines(req.Path, req.Lines)
-		a.LiftCites(req.Lines, scores)
+		scores = scoreCode(lines, a)
+		a.LiftComments(lines, scores)
+		a.LiftGoalKinds(lines, scores, true)
+		a.cited, a.framed = q.CitedLines(req.Path, lines)
+		a.LiftCites(lines, scores)
+	}
+	if diff {
+		liftDiffHeads(req.Lines, body, scores)
+	}
+	if gitLog {
+		liftCommitHeads(req.Lines, scores)
 	}
 	return &engine.ScoreResponse{Scores: scores, Focus: a.Focus(3)}, a, nil
 }

@@ -551,3 +551,39 @@ func TestLogsPassingTestMessagesAreNoFailure(t *testing.T) {
 		assert.Less(t, s[i], s[msg]/2, "the passing test's line %d well below the failing message", i+1)
 	}
 }
+
+// TestDiffsKeepTheirHeaders: a diff, sent as any source type, is read as code: a changed line
+// the goal names ranks above the same words in a context line, and the line naming its file
+// and its hunk's "@@" line rank above it, so a budget that buys the change buys where it is.
+func TestDiffsKeepTheirHeaders(t *testing.T) {
+	lines := []string{
+		"diff --git a/server/other.go b/server/other.go",
+		"index 1111111..2222222 100644",
+		"--- a/server/other.go",
+		"+++ b/server/other.go",
+		"@@ -10,3 +10,3 @@ func other() {",
+		" 	a := 1",
+		"-	b := 2",
+		"+	b := 3",
+		"diff --git a/server/swe.go b/server/swe.go",
+		"index 3333333..4444444 100644",
+		"--- a/server/swe.go",
+		"+++ b/server/swe.go",
+		"@@ -120,6 +120,6 @@ func (s *Server) servePrune(w http.ResponseWriter, r *http.Request) {",
+		" 	// the document's score",
+		" 	total := 0.0",
+		"-	out.Score = mean(res.Scores)",
+		"+	out.Score = best",
+		" 	return out",
+	}
+	const changed = 15
+	asContext := slices.Clone(lines)
+	asContext[changed] = " " + lines[changed][1:]
+	for _, st := range []engine.SourceType{engine.SourceCode, engine.SourceLogs, engine.SourceDocs} {
+		s := score(t, st, "why is out.Score the mean of res.Scores", lines)
+		assert.Greater(t, s[changed], score(t, st, "why is out.Score the mean of res.Scores", asContext)[changed], "%s: a change above the same line as context", st)
+		assert.GreaterOrEqual(t, s[8], s[changed], "%s: the line naming the file", st)
+		assert.GreaterOrEqual(t, s[12], s[changed], "%s: the hunk's header", st)
+		assert.Less(t, s[0], s[8], "%s: the other file's header below this one's", st)
+	}
+}

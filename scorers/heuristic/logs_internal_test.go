@@ -273,26 +273,16 @@ func failures(lines []string) ([]float64, []uint64) {
 	return fail, shape
 }
 
-// TestGitLogIsRecognised: git log's and git show's default formats, decorated, with
-// parents or CRLF, are a git log; prose about a commit, a one-line log and a CI log are not.
-func TestGitLogIsRecognised(t *testing.T) {
-	for _, first := range []string{
-		"commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd",
-		"commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd (HEAD -> main, origin/main)",
-		"commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd 508ef06218fe15d8544668a2c3355156943def04",
-		"commit 951dcae\r",
-	} {
-		assert.True(t, GitLog([]string{"", first, "Author: A <a@example.org>"}), first)
+// TestDiffBody: a hunk's lines are the counts its header announces, so a removed line that
+// reads like a file header ("--- x") stays in its hunk and the next file's "--- " does not.
+func TestDiffBody(t *testing.T) {
+	lines := []string{
+		"--- a.md", "+++ a.md", "@@ -1,3 +1,2 @@",
+		" title", "--- rule", " text",
+		"--- b.md", "+++ b.md", "@@ -1 +1,2 @@",
+		" x", "+y", "\\ No newline at end of file",
 	}
-	for _, first := range []string{
-		"commit message too long",
-		"commit 951dca",
-		"commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd:",
-		"951dcae /prune: query is required",
-		"Run actions/checkout@v4",
-		"  commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd",
-	} {
-		assert.False(t, GitLog([]string{first, "commit 951dcae85fac64bc705ac0c14f5c96c9eccfb7bd"}), first)
-	}
-	assert.False(t, GitLog([]string{"", "  "}))
+	assert.Equal(t, []bool{false, false, false, true, true, true, false, false, false, true, true, true}, diffBody(lines))
+	old, new := hunkSpan("@@ -10 +12,7 @@ func f() {")
+	assert.Equal(t, [2]int{1, 7}, [2]int{old, new})
 }

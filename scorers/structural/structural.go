@@ -149,7 +149,8 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		}
 		return asHeuristic(resp, a, warn), nil
 	}
-	if req.SourceType == engine.SourceLogs {
+	if req.SourceType == engine.SourceLogs || engine.UnifiedDiff(req.Lines) || engine.GitLog(req.Lines) {
+		// A diff or a git log is not a source file; the heuristic reads both for what they are.
 		return deferTo("")
 	}
 	if w := screen(req.Lines); w != "" {
