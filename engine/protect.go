@@ -142,9 +142,18 @@ func isImport(w, l string) bool {
 // ends there (\b), whatever follows.
 func isDecl(w, l string) bool {
 	if declKeywords[w] {
-		return keywordEnds(l, w)
+		return keywordEnds(l, w) && !keyOrAssignment(l, w)
 	}
 	return reDecl.MatchString(l)
+}
+
+// keyOrAssignment reports whether the leading word w of l is followed (past spaces) by ':'
+// or '=': a YAML or TOML key ("type: ClusterIP", "object = 1") or a variable named like
+// the keyword ("type = kind"), not a declaration.
+func keyOrAssignment(l, w string) bool {
+	i := strings.Index(l, w) + len(w)
+	rest := strings.TrimLeft(l[i:], " \t")
+	return rest != "" && (rest[0] == ':' && !strings.HasPrefix(rest, "::") || rest[0] == '=' && !strings.HasPrefix(rest, "=="))
 }
 
 // declKeywords are the declaration words that reDecl accepts alone, followed by a word
