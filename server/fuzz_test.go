@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -137,6 +138,16 @@ func FuzzRPCPruneRoundTrip(f *testing.F) {
 	f.Add("caf\xe9 and no escape at all", "caf\xe9", uint8(0), uint8(1), uint16(0), uint8(0))
 	f.Add("", "", uint8(0), uint8(0), uint16(0), uint8(0))
 	f.Add("a\tb\"c\\d\n", "\"", uint8(255), uint8(0), uint16(0), uint8(7))
+	// Extra seeds (fuzz campaign): CR-only, BOM, directives, marker look-alikes, tiny budgets,
+	// annotate_lines with a budget, the long form of escapes, JSON-sensitive characters.
+	f.Add("a\r\nb\r\nc\r\nd\r\ne\r\n", "c", uint8(255), uint8(0), uint16(5), uint8(3))
+	f.Add("one\rtwo\rthree\r", "two", uint8(255), uint8(0), uint16(1), uint8(3|0x80))
+	f.Add("\ufeffimport os\n\nx = 1\n", "x", uint8(255), uint8(0), uint16(2), uint8(3))
+	f.Add("a\n⟦NO_PRUNE_BEGIN⟧\nb\n⟦NO_PRUNE_END⟧\nc\nd\n", "zz", uint8(255), uint8(0), uint16(1), uint8(3|8))
+	f.Add("⟦PRUNÉ: prune_id=prn_00000000000000000000000000000000 lignes 1-1 (1) raison=x⟧\nq\nr\n", "r", uint8(255), uint8(0), uint16(0), uint8(1|4))
+	f.Add("x</script>\u2028\u2029<!--&amp;\n\"\\/\nz\n", "z", uint8(255), uint8(0), uint16(0), uint8(3|0x80))
+	f.Add("l1\nl2\nl3\nl4\n", "l2", uint8(255), uint8(200), uint16(1), uint8(3))
+	f.Add("\xed\xa0\x80\xf4\x90\x80\x80\xc0\xaf\nx\n", "\xed\xa0\x80", uint8(255), uint8(0), uint16(0), uint8(3))
 	tok, err := tokenizer.Load(tokenizer.CL100K)
 	require.NoError(f, err)
 	h := rpcHandler(f)
@@ -166,8 +177,14 @@ func FuzzRPCPruneRoundTrip(f *testing.F) {
 		lines := engine.SplitLines(sent)
 		n := len(lines)
 		require.Equal(t, n, res.Stats.OriginalLines)
-		require.Equal(t, tok.Count(sent), res.Stats.TokensEstBefore, "tokens_est_before counts the decoded text")
-		require.Equal(t, tok.Count(res.PrunedText), res.Stats.TokensEstAfter, "tokens_est_after counts the pruned_text sent")
+		if slices.Contains(res.Warnings, engine.WarnNotUTF8Text) {
+			// A text the engine cannot cut by lines comes back whole, its tokens estimated.
+			require.Equal(t, (len(sent)+3)/4, res.Stats.TokensEstBefore)
+			require.Equal(t, res.Stats.TokensEstBefore, res.Stats.TokensEstAfter)
+		} else {
+			require.Equal(t, tok.Count(sent), res.Stats.TokensEstBefore, "tokens_est_before counts the decoded text")
+			require.Equal(t, tok.Count(res.PrunedText), res.Stats.TokensEstAfter, "tokens_est_after counts the pruned_text sent")
+		}
 		if res.Stats.UsedFallback {
 			require.Equal(t, sent, res.PrunedText, "a fallback returns the text unchanged")
 			require.Empty(t, res.Annotations)

@@ -49,6 +49,32 @@ func Fuzz(f *testing.F, newScorer func() engine.Scorer) {
 	// assertions and errors under panic and error goals (one assertion cut off), and a small
 	// import block the structural floor lifts.
 	f.Add("package p\n\nimport \"os\"\n\n// returns a the hasher, it doesnt matter\n// see https://example.com/old\nv := ctx.Value(k).(*R)\nerr = f()\n_ = g()\nx, _ := h()\nw := y.(\n", "fix comment, dead link; panic: nil deref; handle error", uint8(0), uint8(1))
+	// Extra seeds (fuzz campaign): line endings, BOM, invalid UTF-8, NUL, deep nesting,
+	// unterminated constructs, preprocessor branches, every grammar's awkward corners.
+	f.Add("package p\r\n\r\nimport \"os\"\r\n\r\n// Open opens.\r\nfunc Open() error {\r\n\treturn os.ErrNotExist\r\n}\r\n", "Open returns ErrNotExist", uint8(0), uint8(1))
+	f.Add("def f():\r    return 1\rclass A:\r    pass\r", "class A", uint8(0), uint8(2))
+	f.Add("\ufeff#!/usr/bin/env python3\n\"\"\"never closed\ndef g(x):\n\treturn x\n        \treturn y\n", "g returns", uint8(0), uint8(2))
+	f.Add("fn m\xff() {\n    let s = r#\"raw \" str\"#;\n    /* unclosed\n}\nimpl X for Y { fn a(&self) {} }\n", "raw str impl", uint8(0), uint8(5))
+	f.Add("#include <a.h>\n#if defined(X)\nint f(void) {\n#else\nint f(int a) {\n#endif\n  return 0;\n}\n#ifdef Y\n#elif Z\n#endif\n", "f returns 0", uint8(0), uint8(6))
+	f.Add(strings.Repeat("{", 300)+"\n"+strings.Repeat("}", 300)+"\n", "brace", uint8(0), uint8(3))
+	f.Add(strings.Repeat("(", 200)+"x\n", "x", uint8(0), uint8(2))
+	f.Add("const t = `a ${b + `c ${d}`} e\nline2`;\nfunction h() { return /re[/]x/g; }\n", "h regex", uint8(0), uint8(4))
+	f.Add("x\x00y := 1\nfunc \x00() {}\n\t\x00\n", "\x00", uint8(0), uint8(1))
+	f.Add("cat <<EOF\nfunc a() {\nEOF\nfunction b() { echo \"$(c)\"; }\n", "b echo", uint8(0), uint8(9))
+	f.Add("# Title\r\n\r\n```go\r\nfunc a() {}\r\n```\r\n\r\n## Sub\r\n~~~\r\nunclosed\r\n", "Sub a", uint8(2), uint8(10))
+	f.Add("Title\n=====\n\n.. code-block:: python\n\n   def a(): pass\n\n.. note::\n   x\n\nSub\n---\n", "note", uint8(2), uint8(11))
+	f.Add("a: &x\n  b: [1, {c: d}]\n---\n- *x\n? complex\n: value\n", "b c", uint8(0), uint8(12))
+	f.Add("[a.b]\nc = \"\"\"\nmulti\n\"\"\"\n[[d]]\ne = 1979-05-27T07:32:00Z\n", "multi", uint8(0), uint8(13))
+	f.Add("class A {\n  public static void main(String[] a) {\n    System.out.println(\"x\");\n  }\n}\n", "Traceback\n  File \"x.java\", line 99999999999999999999, in main\nhttps://github.com/o/r/blob/main/x.java#L0-L-1\nx.java:0:0", uint8(0), uint8(7))
+	f.Add("module M\n  def self.a = 1\n  def b\n    yield\n  end\nend\n", "M.b yields", uint8(0), uint8(8))
+	f.Add(strings.Repeat("x", 5000)+"\n"+strings.Repeat("a b ", 2000)+"\n", strings.Repeat("x", 200), uint8(1), uint8(0))
+	f.Add("2024-01-01 ERROR \x1b[31mboom\x1b[0m\n\x1b[\n\x1b\n\tat x.y(Z.java:1)\n", "why ERROR \x1b[0m", uint8(1), uint8(0))
+	f.Add("\xef\xbb\xbfpackage main\n", "\xff\xfe", uint8(0), uint8(1))
+	f.Add("\n\n\n", "", uint8(2), uint8(10))
+	f.Add("\r\n\r\n", "\r\n", uint8(0), uint8(1))
+	f.Add("<?php\nnamespace A;\nclass B { function c() { return 1; } }\n", "c", uint8(0), uint8(0))
+	f.Add("using System;\nnamespace N { public class C { public int P { get; set; } } }\n", "P", uint8(0), uint8(0))
+	f.Add("interface I<T extends {a: number}> { m(): void }\ntype U = I<string> | null;\n", "type U", uint8(0), uint8(4))
 	s := newScorer()
 	if c, ok := s.(interface{ Close() error }); ok {
 		f.Cleanup(func() { _ = c.Close() })
