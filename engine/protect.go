@@ -40,6 +40,11 @@ type protection struct {
 // whole) for a source type: joinPrev[i] means line i belongs to the same unit as line i-1.
 func protect(lines []string, st SourceType) protection {
 	n := len(lines)
+	if n > 0 && strings.HasPrefix(lines[0], "\ufeff") {
+		// A byte-order mark is no part of the first line: read with it, \ufeffimport, a
+		// licence header and a first heading lost their rules.
+		lines = append([]string{lines[0][len("\ufeff"):]}, lines[1:]...)
+	}
 	prot := make([]uint8, n)
 	joinPrev := make([]bool, n)
 	unit := joinPrev
@@ -180,7 +185,7 @@ func setOf(words ...string) map[string]bool {
 // gives that character, so "#include" and decorators are recognised.
 func leadingWord(l string) string {
 	i := 0
-	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '\f' || l[i] == '\r') { // the rules' \s
 		i++
 	}
 	if i < len(l) && (l[i] == '#' || l[i] == '@') {

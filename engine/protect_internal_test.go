@@ -100,7 +100,7 @@ var protectCodeCases = []string{
 	"export default async function f() {", "export const x = 1", "export class A", "default function", "async def f():",
 	"async x", "pub fn f()", "pub(crate) struct S", "pub(crate)x", "pub const X", "public static final class A",
 	"public void f()", "private interface I", "protected", "internal enum E", "internal x",
-	"\tfunc f() {", "    class A:", " \tdef g():", "func\x80", "type\f",
+	"\tfunc f() {", "    class A:", " \tdef g():", "func\x80", "type\f", "\fimport os", "\r\tdef f():",
 }
 
 // TestImportAndDeclRulesAgreeWithTheRegexps: isImport and isDecl answer for the regexps
@@ -135,6 +135,14 @@ func checkImportAndDeclRules(t *testing.T, l string) {
 		if got, want := isDecl(w, l), reDecl.MatchString(l) && !(declKeywords[w] && keyOrAssignment(l, w)); got != want {
 			t.Fatalf("isDecl(%q) = %v, the regexp says %v", l, got, want)
 		}
+	}
+	// The prefilter must let through every line the regexps take (their \s is wider than
+	// spaces and tabs: "\fimport os" lost its protection when the prefilter came).
+	if leadingKinds(w)&startsImport == 0 && reImport.MatchString(l) {
+		t.Fatalf("%q: the regexp takes it for an import, but its leading word %q never reaches the rule", l, w)
+	}
+	if leadingKinds(w)&startsDecl == 0 && reDecl.MatchString(l) {
+		t.Fatalf("%q: the regexp takes it for a declaration, but its leading word %q never reaches the rule", l, w)
 	}
 }
 
@@ -358,4 +366,16 @@ func TestProtectDiffsAndGitLogs(t *testing.T) {
 	assert.NotEqual(t, make([]uint8, len(ci)), protect(ci, SourceLogs).prot, "a build log keeps its rules")
 	withRegion := append(slices.Clone(diff), "⟦NO_PRUNE_BEGIN⟧", "kept", "⟦NO_PRUNE_END⟧")
 	assert.Equal(t, protHard, protect(withRegion, SourceCode).prot[len(diff)+1])
+}
+
+// TestProtectReadsTheFirstLineWithoutItsBOM: a byte-order mark (files saved on Windows) cost
+// the first line its rule and the whole leading comment header its protection.
+func TestProtectReadsTheFirstLineWithoutItsBOM(t *testing.T) {
+	src := []string{"// Copyright 2024 X", "// Licensed under MIT", "package x", "import \"os\"", "func f() {}"}
+	bom := slices.Clone(src)
+	bom[0] = "\ufeff" + bom[0]
+	assert.Equal(t, protect(src, SourceCode).prot, protect(bom, SourceCode).prot)
+	assert.Equal(t, protRule, protect([]string{"\ufeffimport os", "x = 1"}, SourceCode).prot[0])
+	assert.Equal(t, protRule, protect([]string{"\ufeff# Title", "text"}, SourceDocs).prot[0])
+	assert.Equal(t, "\ufeff// Copyright 2024 X", bom[0], "the caller's lines are left alone")
 }
