@@ -585,7 +585,15 @@ func PassingTestMessages(lines []string) []bool {
 		fail
 	)
 	kind := func(l string) int {
-		t := strings.TrimLeft(l, " \t")
+		i := 0
+		for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+			i++
+		}
+		// Most lines are neither: one byte rules them out (this runs on every line of a log).
+		if i+8 > len(l) || l[i] != '=' && l[i] != '-' {
+			return none
+		}
+		t := l[i:]
 		switch {
 		case strings.HasPrefix(t, "=== RUN") || strings.HasPrefix(t, "=== CONT") || strings.HasPrefix(t, "=== NAME") || strings.HasPrefix(t, "=== PAUSE"):
 			return run
@@ -597,6 +605,16 @@ func PassingTestMessages(lines []string) []bool {
 		return none
 	}
 	var passing []bool
+	anyPass := false
+	for _, l := range lines {
+		if kind(l) == pass {
+			anyPass = true
+			break
+		}
+	}
+	if !anyPass {
+		return nil
+	}
 	next := none // the verdict of the nearest verdict line below
 	// From the end: a message under a RUN takes the verdict below it. A message's nearest
 	// marker above is found on the way down afterwards; collect the messages' verdicts below
