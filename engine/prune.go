@@ -374,15 +374,15 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 			res.Warnings = appendUnique(res.Warnings, w)
 		}
 	}
-	if res.Stats.PrunedLines > 0 && !hasWord(req.GoalHint) {
+	if res.Stats.PrunedLines > 0 && !HasWord(req.GoalHint) {
 		res.Warnings = append(res.Warnings, WarnGoalWithoutWords)
 	}
 	res.Stats.ElapsedMS = e.now().Sub(start).Milliseconds()
 	return res, nil
 }
 
-// hasWord reports whether goal holds a letter or a digit: something a scorer can look for.
-func hasWord(goal string) bool {
+// HasWord reports whether goal holds a letter or a digit: something a scorer can look for.
+func HasWord(goal string) bool {
 	return strings.IndexFunc(goal, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
 

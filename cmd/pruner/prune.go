@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
@@ -65,7 +64,7 @@ Flags:
 	if err := cfg.applyEnv(set); err != nil {
 		return err
 	}
-	if strings.IndexFunc(*goal, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+	if !engine.HasWord(*goal) {
 		// Blank, or invisible (a zero-width space, a bidi mark): nothing to score against.
 		return usagef("--goal is required, and not blank: it is what the lines are scored against (it needs a letter or a digit)")
 	}
