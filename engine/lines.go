@@ -48,15 +48,12 @@ func PyLineStarts(code string) []int {
 	for i := 0; i < len(code); {
 		r, size := utf8.DecodeRuneInString(code[i:])
 		next := i + size
-		switch r {
-		case '\r':
-			if next < len(code) && code[next] == '\n' {
-				next++
-			}
-		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
-		default:
+		if !PyBreak(r) {
 			i = next
 			continue
+		}
+		if r == '\r' && next < len(code) && code[next] == '\n' {
+			next++
 		}
 		if next < len(code) {
 			starts = append(starts, next)
@@ -64,4 +61,13 @@ func PyLineStarts(code string) []int {
 		i = next
 	}
 	return starts
+}
+
+// PyBreak reports whether Python's str.splitlines() breaks a line at r.
+func PyBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
 }

@@ -416,9 +416,9 @@ func TestPruneSaysWhenJSONReplacedCharacters(t *testing.T) {
 	env := newEnv(t, nil)
 	opts := `"source_type":"docs","options":{"max_prune_ratio":0.5,"min_keep_lines":1,"timeout_ms":1500,"annotate_lines":false,"include_markers":true}`
 	for text, replaced := range map[string]bool{
-		`"caf\u00e9\nparse_header\n"`: false,
+		`"caf\u00e9\nparse_header\n"`:   false,
 		"\"caf\xe9\\nparse_header\\n\"": true,
-		`"a\ud800b\nparse_header\n"`:  true,
+		`"a\ud800b\nparse_header\n"`:    true,
 	} {
 		_, b := post(t, env.http.URL+"/rpc", callBody("1", "prune_text", `{"text":`+text+`,"goal_hint":"parse_header",`+opts+`}`))
 		var res engine.Result

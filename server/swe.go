@@ -247,21 +247,12 @@ func pyLineTexts(code string) []string {
 		seg := code[s:end]
 		if t, ok := strings.CutSuffix(seg, "\r\n"); ok {
 			seg = t
-		} else if r, size := utf8.DecodeLastRuneInString(seg); size > 0 && pyBreak(r) {
+		} else if r, size := utf8.DecodeLastRuneInString(seg); size > 0 && engine.PyBreak(r) {
 			seg = seg[:len(seg)-size]
 		}
 		out[i] = seg
 	}
 	return out
-}
-
-// pyBreak reports whether Python's str.splitlines() breaks a line at r.
-func pyBreak(r rune) bool {
-	switch r {
-	case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
-		return true
-	}
-	return false
 }
 
 // queryTokens is the query's token count for model_input_token_cnt, estimated past 64 KiB
