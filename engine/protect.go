@@ -604,42 +604,37 @@ func PassingTestMessages(lines []string) []bool {
 		}
 		return none
 	}
+	// One pass: a message under a RUN waits for the next verdict (pending); one after a
+	// verdict takes it at once.
 	var passing []bool
-	anyPass := false
-	for _, l := range lines {
-		if kind(l) == pass {
-			anyPass = true
-			break
+	var pending []int
+	mark := func(i int) {
+		if passing == nil {
+			passing = make([]bool, len(lines))
 		}
+		passing[i] = true
 	}
-	if !anyPass {
-		return nil
-	}
-	next := none // the verdict of the nearest verdict line below
-	// From the end: a message under a RUN takes the verdict below it. A message's nearest
-	// marker above is found on the way down afterwards; collect the messages' verdicts below
-	// first.
-	below := make([]int8, len(lines))
-	for i := len(lines) - 1; i >= 0; i-- {
-		if k := kind(lines[i]); k == pass || k == fail {
-			next = k
-		}
-		below[i] = int8(next)
-	}
-	above := none
+	above := none // the nearest marker above
 	for i, l := range lines {
-		if k := kind(l); k != none {
-			above = k
-			continue
-		}
-		if above == none || above == fail || !strings.Contains(l, "_test.go:") || !TestFailureMessage(l) {
-			continue
-		}
-		if above == pass || below[i] == pass {
-			if passing == nil {
-				passing = make([]bool, len(lines))
+		switch k := kind(l); k {
+		case none:
+			if (above == run || above == pass) && strings.Contains(l, "_test.go:") && TestFailureMessage(l) {
+				if above == pass {
+					mark(i)
+				} else {
+					pending = append(pending, i)
+				}
 			}
-			passing[i] = true
+		case pass, fail:
+			if k == pass {
+				for _, m := range pending {
+					mark(m)
+				}
+			}
+			pending = pending[:0]
+			above = k
+		default:
+			above = k
 		}
 	}
 	return passing

@@ -29,7 +29,7 @@ const (
 // of the marker on screen; zero-width ones hide), and no brackets of the marker itself.
 func sanitizeTerm(t string) string {
 	t = strings.Map(func(r rune) rune {
-		if r == '⟧' || r == '⟦' || unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp, unicode.Cf) {
+		if r == '⟧' || r == '⟦' || invisible(r) || lineBreak(r) {
 			return -1
 		}
 		return r
@@ -45,14 +45,25 @@ func sanitizeTerm(t string) string {
 func sanitizeWarning(w string) string {
 	w = strings.Map(func(r rune) rune {
 		switch {
-		case r == '\n' || r == '\r' || r == '\t' || unicode.In(r, unicode.Zl, unicode.Zp):
+		case r == '\t' || lineBreak(r):
 			return ' '
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+		case invisible(r):
 			return -1
 		}
 		return r
 	}, w)
 	return strings.TrimSpace(w)
+}
+
+// lineBreak reports whether r is \n, \r or a line or paragraph separator.
+func lineBreak(r rune) bool {
+	return r == '\n' || r == '\r' || unicode.In(r, unicode.Zl, unicode.Zp)
+}
+
+// invisible reports whether r prints nothing of its own: a control character (NEL among
+// them) or a format character (bidi overrides, zero-width spaces).
+func invisible(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 }
 
 // runReason explains why lines [start, end) were cut. It names the first focus term the run

@@ -134,7 +134,8 @@ func (s *Server) servePrune(w http.ResponseWriter, r *http.Request) {
 		OriginTokenCnt: res.Stats.TokensEstBefore, LeftTokenCnt: res.Stats.TokensEstAfter,
 		ModelInputTokenCnt: res.Stats.TokensEstBefore + s.queryTokens(*req.Query), PruneID: res.PruneID,
 	}
-	py := pyNumbering(*req.Code)
+	starts := engine.PyLineStarts(*req.Code)
+	py := pyNumbering(*req.Code, starts)
 	for _, k := range res.Kept {
 		if k >= 1 && k < len(py) {
 			for p := py[k-1]; p < py[k]; p++ {
@@ -148,7 +149,7 @@ func (s *Server) servePrune(w http.ResponseWriter, r *http.Request) {
 				out.Score = max(out.Score, res.Scores[k-1])
 			}
 		}
-		texts := pyLineTexts(*req.Code)
+		texts := pyLineTexts(*req.Code, starts)
 		for i, sc := range res.Scores {
 			if i+1 < len(py) {
 				for p := py[i]; p < py[i+1]; p++ {
@@ -217,27 +218,30 @@ func sweThreshold(raw json.RawMessage) (v *float64, ok bool) {
 	return &f, true
 }
 
-// pyNumbering maps the engine's lines of code onto Python's code.splitlines() lines: engine
-// line i (0-based) holds Python lines py[i] to py[i+1]-1 (0-based); py has one entry more
-// than there are engine lines.
-func pyNumbering(code string) []int {
-	ls := engine.SplitLines(code)
-	starts := engine.PyLineStarts(code)
-	py := make([]int, 0, len(ls)+1)
-	off, p := 0, 0
-	for _, l := range ls {
-		for p < len(starts) && starts[p] < off {
+// pyNumbering maps the engine's lines of code onto Python's code.splitlines() lines, which
+// start at starts (engine.PyLineStarts): engine line i (0-based) holds Python lines py[i] to
+// py[i+1]-1 (0-based); py has one entry more than there are engine lines. Every engine line
+// starts a Python line (a "\n" breaks both), so py[i] is the index of its start in starts.
+func pyNumbering(code string, starts []int) []int {
+	py := make([]int, 0, strings.Count(code, "\n")+2)
+	p := 0
+	for off := 0; off < len(code); {
+		for starts[p] < off {
 			p++
 		}
 		py = append(py, p)
-		off += len(l) + 1
+		k := strings.IndexByte(code[off:], '\n')
+		if k < 0 {
+			break
+		}
+		off += k + 1
 	}
 	return append(py, len(starts))
 }
 
-// pyLineTexts is Python's code.splitlines(): each line without its break.
-func pyLineTexts(code string) []string {
-	starts := engine.PyLineStarts(code)
+// pyLineTexts is Python's code.splitlines(), whose lines start at starts: each line without
+// its break.
+func pyLineTexts(code string, starts []int) []string {
 	out := make([]string, len(starts))
 	for i, s := range starts {
 		end := len(code)
