@@ -1420,3 +1420,37 @@ func TestScorerWarningsStayOneVisibleLine(t *testing.T) {
 	checkResult(t, f, req, res)
 	assert.Equal(t, []string{"odd warning here", "plugin:slow"}, res.Warnings)
 }
+
+// TestQuietWhenDefault: a warning code the registry marks quiet for a scorer is dropped when
+// the engine chose that scorer as the default, and kept when the request named it; other
+// codes are kept either way.
+func TestQuietWhenDefault(t *testing.T) {
+	f := newFixture(t, 0)
+	deferring := funcScorer(func(_ context.Context, req *engine.ScoreRequest) (*engine.ScoreResponse, error) {
+		return &engine.ScoreResponse{Scores: make([]float64, len(req.Lines)), Warnings: []string{"deferred:unknown", "deferred:slow"}}, nil
+	})
+	reg := engine.NewRegistry()
+	reg.Register("plain", keywordScorer{})
+	reg.Register("deferring", deferring)
+	reg.SetDefault("deferring", engine.SourceCode)
+	reg.QuietWhenDefault("deferring", "deferred:unknown")
+	eng, err := engine.New(engine.Config{Registry: reg, Store: f.store, Tokens: f.tok})
+	require.NoError(t, err)
+	text := strings.Repeat("a line of filler text that costs a fair number of tokens, for the test\n", 10)
+	for _, tc := range []struct {
+		name   string
+		scorer string
+		want   []string
+	}{
+		{name: "chosen by default", scorer: "", want: []string{"deferred:slow"}},
+		{name: "named by the request", scorer: "deferring", want: []string{"deferred:unknown", "deferred:slow"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := &engine.Request{Text: text, GoalHint: "x", SourceType: engine.SourceCode, Options: opts(0.5, 1), Scorer: tc.scorer}
+			res, err := eng.Prune(context.Background(), req)
+			require.NoError(t, err)
+			checkResult(t, f, req, res)
+			assert.Equal(t, tc.want, res.Warnings)
+		})
+	}
+}

@@ -368,9 +368,13 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	}
 	res.Scores = resp.Scores
 	res.ScorerName = name
+	var quiet []string
+	if req.Scorer == "" {
+		quiet = e.reg.quietCodes(name)
+	}
 	for _, w := range resp.Warnings {
 		// A scorer's (a plugin's) warning is a code: on one line, visible as written.
-		if w = sanitizeWarning(w); w != "" {
+		if w = sanitizeWarning(w); w != "" && !slices.Contains(quiet, w) {
 			res.Warnings = appendUnique(res.Warnings, w)
 		}
 	}

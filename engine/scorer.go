@@ -93,6 +93,8 @@ type Registry struct {
 	built     map[string]Scorer
 	defaultBy map[SourceType]string
 	fallback  string
+	// quiet holds, by scorer name, the warning codes QuietWhenDefault named.
+	quiet map[string][]string
 	// allowed and open are set by Allow (nil before): from then on Get builds only the
 	// family specs in allowed, and every argument of the families in open.
 	allowed map[string]bool
@@ -157,6 +159,28 @@ func (r *Registry) SetDefault(name string, types ...SourceType) {
 	for _, t := range types {
 		r.defaultBy[t] = name
 	}
+}
+
+// QuietWhenDefault names warning codes of scorer name that the engine drops when it chose
+// that scorer as a default, the request having named none: codes by which the scorer says it
+// deferred where its default role does not reach. The structural scorer is the default for
+// code in the languages it knows and says structural_fallback:unknown_language elsewhere; a
+// caller who asked for no scorer gets the heuristic there by design, which is no news, while
+// one who asked for structural by name still hears it.
+func (r *Registry) QuietWhenDefault(name string, codes ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.quiet == nil {
+		r.quiet = map[string][]string{}
+	}
+	r.quiet[name] = append(r.quiet[name], codes...)
+}
+
+// quietCodes returns the codes QuietWhenDefault named for scorer name.
+func (r *Registry) quietCodes(name string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.quiet[name]
 }
 
 // DefaultFor returns the name of the default scorer for a source type.

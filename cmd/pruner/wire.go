@@ -150,6 +150,9 @@ func newRegistry(c *engineConfig) (*engine.Registry, error) {
 		// code bench sets (scorers/structural/RESULTS.md); an explicit --scorer wins for
 		// every source type.
 		reg.SetDefault("structural", engine.SourceCode)
+		// Where structural knows no language it defers to the heuristic, as a default for
+		// code should: a Makefile, a Dockerfile or a CSV file is no degraded prune.
+		reg.QuietWhenDefault("structural", structural.WarnUnknownLanguage)
 	}
 	return reg, nil
 }
