@@ -3,6 +3,7 @@ package structural
 import (
 	"container/list"
 	"hash/maphash"
+	"slices"
 	"sync"
 )
 
@@ -90,8 +91,8 @@ func (o *outline) clone() *outline {
 	if o == nil {
 		return nil
 	}
-	c := &outline{units: make([]unit, len(o.units))}
-	copy(c.units, o.units)
+	// Clones, so a nil slice stays nil: a cached outline equals a fresh parse's.
+	c := &outline{units: slices.Clone(o.units), keys: slices.Clone(o.keys)}
 	for k := range c.units {
 		if b := c.units[k].blocks; b != nil {
 			c.units[k].blocks = append(b[:0:0], b...)

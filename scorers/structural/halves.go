@@ -178,8 +178,8 @@ func (s *Scorer) parseHalves(ctx context.Context, l *lang, path string, lines []
 		}
 	}
 	// parse hands out private copies of cached outlines: the second can shift in place.
-	second.o.shift(k, len(first.o.units))
-	out := &outline{units: append(first.o.units, second.o.units...)}
+	second.o.shift(k, len(first.o.units), len(first.o.keys))
+	out := &outline{units: append(first.o.units, second.o.units...), keys: append(first.o.keys, second.o.keys...)}
 	return out, true, nil
 }
 

@@ -61,6 +61,9 @@ type langSpec struct {
 	exts  []string
 	alias []string
 	roles map[string]kind
+	// keys marks a configuration language, whose lines are scored by their key paths
+	// (keys.go).
+	keys bool
 }
 
 var cFamily = map[string]kind{
@@ -162,11 +165,18 @@ func specs() []langSpec {
 		{name: "bash", get: bash.GetLanguage, exts: []string{".sh", ".bash", ".zsh", ".ksh"}, alias: []string{"sh", "shell", "zsh"}, roles: map[string]kind{
 			"function_definition": kindDef, "comment": kindComment,
 		}},
-		{name: "yaml", get: yaml.GetLanguage, exts: []string{".yaml", ".yml"}, alias: []string{"yml"}, roles: map[string]kind{
+		{name: "yaml", get: yaml.GetLanguage, exts: []string{".yaml", ".yml"}, alias: []string{"yml"}, keys: true, roles: map[string]kind{
 			"block_mapping_pair": kindSection, "block_sequence_item": kindSection, "comment": kindComment,
 			"block_node": kindBody, "block_mapping": kindBody, "block_sequence": kindBody, "document": kindBody, "stream": kindBody,
 		}},
-		{name: "toml", get: toml.GetLanguage, exts: []string{".toml"}, roles: map[string]kind{
+		// JSON is YAML 1.2's flow syntax, and the YAML grammar reads it: its members are
+		// flow pairs. (JSON with comments is not: a few "//" lines are syntax errors the
+		// error share tolerates, more fall back.)
+		{name: "json", get: yaml.GetLanguage, exts: []string{".json"}, keys: true, roles: map[string]kind{
+			"flow_pair": kindSection, "comment": kindComment,
+			"flow_node": kindBody, "flow_mapping": kindBody, "flow_sequence": kindBody, "document": kindBody, "stream": kindBody,
+		}},
+		{name: "toml", get: toml.GetLanguage, exts: []string{".toml"}, keys: true, roles: map[string]kind{
 			"table": kindSection, "table_array_element": kindSection, "comment": kindComment,
 		}},
 		{name: "markdown", get: markdown.GetLanguage, exts: []string{".md", ".markdown", ".mdx"}, alias: []string{"md"}, roles: map[string]kind{
@@ -181,6 +191,7 @@ type lang struct {
 	name  string
 	ts    *sitter.Language
 	roles []kind // by symbol
+	keys  bool   // a configuration language (langSpec.keys)
 	// idle holds parsers between parses. A bounded free list rather than a sync.Pool: a
 	// sync.Pool drops its items at GC and the dropped parsers' C memory would then wait for
 	// finalizers, which the bindings do not run reliably; here every parser is either idle,
@@ -247,7 +258,7 @@ func loadLanguages() *languages {
 	ls := &languages{byName: map[string]*lang{}, byExt: map[string]*lang{}, sniffer: newSniffCache()}
 	for _, sp := range specs() {
 		ts := sp.get()
-		l := &lang{name: sp.name, ts: ts, roles: make([]kind, ts.SymbolCount())}
+		l := &lang{name: sp.name, ts: ts, roles: make([]kind, ts.SymbolCount()), keys: sp.keys}
 		for s := range l.roles {
 			l.roles[s] = sp.roles[ts.SymbolName(sitter.Symbol(s))]
 		}

@@ -179,17 +179,20 @@ func TestCancelAfterScore(t *testing.T) {
 // shifting its copy (windows do) must not change what the next caller gets.
 func TestOutlineCacheReturnsPrivateCopies(t *testing.T) {
 	c := newOutlineCache(2)
-	o := &outline{units: []unit{{start: 1, end: 5, parent: -1, blocks: [][2]int{{2, 3}}}}}
+	o := &outline{units: []unit{{start: 1, end: 5, parent: -1, blocks: [][2]int{{2, 3}}}}, keys: []entry{{start: 1, end: 3, parent: -1, ids: [2]int32{2, -1}}}}
 	k := c.keyLines("go", []string{"package x"})
 	c.put(k, o, "")
 	got, _, ok := c.get(k)
 	if !ok {
 		t.Fatal("cached outline not found")
 	}
-	got.shift(100, 7)
+	got.shift(100, 7, 3)
 	again, _, _ := c.get(k)
 	if again.units[0].start != 1 || again.units[0].blocks[0][0] != 2 {
 		t.Fatalf("cache entry changed by a caller: %+v", again.units[0])
+	}
+	if again.keys[0].start != 1 || again.keys[0].ids[0] != 2 {
+		t.Fatalf("cache entry's keys changed by a caller: %+v", again.keys[0])
 	}
 	c.put(c.keyLines("go", []string{"a"}), o, "")
 	c.put(c.keyLines("go", []string{"b"}), o, "")

@@ -193,7 +193,15 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 			damped = comment
 		}
 	}
-	scores, named := scoreOutline(req.Lines, o, a, q, damped, name == "yaml" || name == "toml" || name == "markdown")
+	var scores []float64
+	var named []bool
+	var picked []int32
+	config := s.langs.byName[name] != nil && s.langs.byName[name].keys
+	if config {
+		scores, named, picked = scoreKeys(req.Lines, o, a)
+	} else {
+		scores, named = scoreOutline(req.Lines, o, a, q, damped, name == "markdown")
+	}
 	if req.SourceType == engine.SourceDocs {
 		for i := range scores {
 			blend := docsBlend*h.Scores[i] + (1-docsBlend)*scores[i]
@@ -210,7 +218,16 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		if named != nil {
 			outlined = slices.Clone(scores)
 		}
-		blendCode(scores, h.Scores, o)
+		if config {
+			// A configuration's units are key paths, not spans held together: no
+			// cohesion floor.
+			for i := range scores {
+				scores[i] = configBlend*h.Scores[i] + (1-configBlend)*scores[i]
+			}
+			holdPicked(scores, o.keys, picked)
+		} else {
+			blendCode(scores, h.Scores, o)
+		}
 		// A section the goal names keeps the outline's score: its members rarely hold the
 		// goal's words, and half of nothing would put them under the threshold.
 		for i, in := range named {
@@ -229,7 +246,11 @@ func (s *Scorer) ScoreGiven(ctx context.Context, req *engine.ScoreRequest, h *en
 		// After the damping: a branch's comments come with it (branches.go).
 		liftBranches(req.Lines, scores)
 		// Last: a string the goal quotes whole outranks what its words reach (literals.go).
-		liftLiteralsOf(goalLiteralsOf(q, req.Goal), req.Lines, scores, comment)
+		if !config {
+			// A configuration's quoted keys ("line-length") repeat in sibling tables,
+			// and which one the goal means is its key path's call, not the token's.
+			liftLiteralsOf(goalLiteralsOf(q, req.Goal), req.Lines, scores, comment)
+		}
 		// And a message the goal quotes from a format string ranks first (messages.go).
 		liftMessagesIn(goalTextOf(q, req.Goal), req.Lines, scores, comment)
 		// The lines a goal's kind points at (misspelt lines, imports, format calls) rank
@@ -283,8 +304,9 @@ func (s *Scorer) outlineAsIs(ctx context.Context, l *lang, path string, lines []
 		switch wwarn {
 		case "":
 			warn = ""
-			o.shift(w.start, len(out.units))
+			o.shift(w.start, len(out.units), len(out.keys))
 			out.units = append(out.units, o.units...)
+			out.keys = append(out.keys, o.keys...)
 		case WarnParseFailed:
 			return nil, wwarn, nil
 		}

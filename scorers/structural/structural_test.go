@@ -119,6 +119,12 @@ func TestLanguages(t *testing.T) {
 				}
 				best := maxOf(resp.Scores[u.start:u.end])
 				assert.GreaterOrEqual(t, best, Threshold, "wanted unit %q has no line kept at the default threshold", w)
+				if s.langs.byName[lang].keys {
+					// A configuration is read by key paths (keys.go, TestConfigPaths): the
+					// unit's key is kept, its lines rank by what they hold.
+					assert.GreaterOrEqual(t, resp.Scores[u.start], Threshold, "key of wanted unit %q", w)
+					continue
+				}
 				// Cohesion: no line of a relevant definition falls far below its best line.
 				for i := u.start; i < u.end; i++ {
 					assert.GreaterOrEqual(t, resp.Scores[i], unitCohesion*best-1e-9, "line %d of wanted unit %q split from its unit: %q", i+1, w, lines[i])

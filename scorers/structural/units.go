@@ -40,9 +40,11 @@ type unit struct {
 // the statements it holds.
 const blockLines = 12
 
-// outline is the units of a file in source order (a container before its members).
+// outline is the units of a file in source order (a container before its members), and
+// for a configuration file its entries (keys.go).
 type outline struct {
 	units []unit
+	keys  []entry
 }
 
 // extractor walks a syntax tree down to the members of containers; definitions' bodies are
@@ -82,6 +84,11 @@ var reRequire = regexp.MustCompile(`^\s*((const|let|var)\s+[\w{}, ]+\s*=\s*requi
 func extractOutline(ctx context.Context, l *lang, root *sitter.Node, src []byte, lines []string) (*outline, error) {
 	e := &extractor{l: l, src: src, lines: lines, out: &outline{}, walkCheck: walkCheck{ctx: ctx}}
 	e.members(root, -1, 0)
+	if e.err == nil && l.keys {
+		w := &keyWalk{lines: lines, walkCheck: e.walkCheck, types: map[sitter.Symbol]uint8{}}
+		extractKeys(w, root)
+		e.out.keys, e.err = w.out, w.err
+	}
 	if e.err != nil {
 		return nil, e.err
 	}
@@ -402,7 +409,7 @@ func (e *extractor) callName(n *sitter.Node) string {
 func isNameType(t string) bool {
 	return strings.HasSuffix(t, "identifier") || t == "name" || t == "constant" || t == "word" ||
 		t == "operator_name" || t == "destructor_name" || t == "bare_key" || t == "plain_scalar" ||
-		t == "string_scalar" || t == "inline" || t == "dotted_key"
+		t == "string_scalar" || t == "inline" || t == "dotted_key" || t == "double_quote_scalar"
 }
 
 // text is a node's source, bounded so a pathological name cannot cost much.

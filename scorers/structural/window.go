@@ -263,9 +263,22 @@ func dedent(lines []string) []string {
 	return out
 }
 
-// shift moves o's units down by off lines and their parent indexes by base units, so
-// windows' outlines concatenate into one for the whole file.
-func (o *outline) shift(off, base int) {
+// shift moves o's units and entries down by off lines and their parent indexes by base
+// units and baseKeys entries, so windows' outlines concatenate into one for the whole file.
+func (o *outline) shift(off, base, baseKeys int) {
+	for k := range o.keys {
+		e := &o.keys[k]
+		e.start += int32(off)
+		e.end += int32(off)
+		if e.parent >= 0 {
+			e.parent += int32(baseKeys)
+		}
+		for j, id := range e.ids {
+			if id >= 0 {
+				e.ids[j] = id + int32(off)
+			}
+		}
+	}
 	for k := range o.units {
 		u := &o.units[k]
 		u.start += off
