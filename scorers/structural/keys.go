@@ -109,14 +109,19 @@ func extractKeys(w *keyWalk, root *sitter.Node) {
 	for !w.stop() {
 		n := cur.CurrentNode()
 		up := stack[len(stack)-1]
-		k := w.kind(n)
-		this := up.entry
-		if n.IsNamed() && (k == kwKeyed || k == kwItem || up.seq && k != kwOther) {
-			this = w.add(n, up.entry, k != kwKeyed)
-		}
-		if k != kwOther && cur.GoToFirstChild() {
-			stack = append(stack, level{entry: this, seq: k == kwSeq})
-			continue
+		// Only nodes that may hold entries are looked at, and only those over several lines
+		// are walked into: what one line holds adds nothing to its line (the key walk of a
+		// 2,500-line window went from 25 ms to a few).
+		if k := w.kind(n); k != kwOther {
+			s, e := span(n)
+			this := up.entry
+			if (k == kwKeyed || k == kwItem || up.seq) && n.IsNamed() {
+				this = w.add(s, e, up.entry, k != kwKeyed)
+			}
+			if e-s > 1 && cur.GoToFirstChild() {
+				stack = append(stack, level{entry: this, seq: k == kwSeq})
+				continue
+			}
 		}
 		for !cur.GoToNextSibling() {
 			if len(stack) == 1 || !cur.GoToParent() {
@@ -127,10 +132,9 @@ func extractKeys(w *keyWalk, root *sitter.Node) {
 	}
 }
 
-// add records the entry of node n inside entry parent, and makes it an identifying line
+// add records the entry on lines [s, e) inside entry parent, and makes it an identifying line
 // of parent when parent is an item and this is its first entry or a naming key's.
-func (w *keyWalk) add(n *sitter.Node, parent int32, item bool) int32 {
-	s, e := span(n)
+func (w *keyWalk) add(s, e int, parent int32, item bool) int32 {
 	if e <= s {
 		e = s + 1
 	}
