@@ -2,13 +2,16 @@ package structural
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
+	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -66,4 +69,234 @@ func lineNumbers(t *testing.T, s string, n int) []int {
 		out = append(out, v-1)
 	}
 	return out
+}
+
+// TestConfigShapes covers the configuration shapes beside the real-world files: keys that
+// repeat at every level, anchors and aliases, several documents in one stream, and JSON.
+// In each, line want (0-based: the leaf under the entry the goal names) outranks every
+// line of over (the same key elsewhere).
+func TestConfigShapes(t *testing.T) {
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	tests := []struct {
+		name, path, goal string
+		text             string
+		want             int
+		over             []int
+	}{
+		{
+			name: "a key repeated at every level", path: "gateway.yaml",
+			goal: "requests to the payments route time out too early; raise its timeout",
+			text: `timeout: 30s
+routes:
+  - name: users
+    timeout: 30s
+    upstream:
+      timeout: 30s
+  - name: payments
+    timeout: 5s
+    upstream:
+      timeout: 30s
+  - name: search
+    timeout: 30s
+`,
+			want: 7, over: []int{0, 3, 5, 11},
+		},
+		{
+			name: "anchors and aliases", path: "docker-compose.yml",
+			goal: "the worker service restarts forever; its restart policy should be on-failure",
+			text: `x-defaults: &defaults
+  restart: always
+  logging:
+    driver: json-file
+services:
+  web:
+    <<: *defaults
+    image: nginx
+    restart: always
+  worker:
+    <<: *defaults
+    image: acme/worker
+    restart: always
+`,
+			want: 12, over: []int{1, 8},
+		},
+		{
+			name: "several documents", path: "k8s/all.yaml",
+			goal: "prometheus cannot scrape the metrics port",
+			text: `apiVersion: v1
+kind: Service
+spec:
+  ports:
+    - name: http
+      port: 80
+---
+apiVersion: v1
+kind: Service
+spec:
+  ports:
+    - name: metrics
+      port: 9090
+`,
+			want: 12, over: []int{5},
+		},
+		{
+			name: "a JSON array of objects", path: "renovate.json",
+			goal: "automerge must be off for the react package rule",
+			text: `{
+  "packageRules": [
+    {
+      "matchPackageNames": ["eslint"],
+      "automerge": true
+    },
+    {
+      "matchPackageNames": ["react"],
+      "automerge": true
+    }
+  ]
+}
+`,
+			want: 8, over: []int{4},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines := strings.Split(strings.TrimSuffix(tt.text, "\n"), "\n")
+			resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: tt.goal, SourceType: engine.SourceCode, Path: tt.path})
+			require.NoError(t, err)
+			require.Empty(t, resp.Warnings)
+			for _, o := range tt.over {
+				assert.Greater(t, resp.Scores[tt.want], resp.Scores[o], "line %d %q over line %d %q", tt.want+1, lines[tt.want], o+1, lines[o])
+			}
+		})
+	}
+}
+
+// TestConfigFallbacks: a configuration the scorer cannot read answers as the heuristic
+// does, with the warning it gives for code.
+func TestConfigFallbacks(t *testing.T) {
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	// A mapping, then a sequence item at its level: the YAML grammar reads the first
+	// entry and gives up.
+	var broken []string
+	for i := range 20 {
+		broken = append(broken, fmt.Sprintf("key%d: value", i), fmt.Sprintf("- item%d", i))
+	}
+	minified := `{"dependencies":{` + strings.Repeat(`"left-pad-x":"^1.3.0",`, 400) + `"react":"^18.3.1"}}`
+	require.Greater(t, len(minified), longLine)
+	tests := []struct {
+		name, path string
+		lines      []string
+		warn       string
+	}{
+		{name: "YAML with syntax errors", path: "values.yaml", lines: broken, warn: WarnSyntaxErrors},
+		{name: "minified JSON on one line", path: "package-lock.json", lines: []string{minified}, warn: WarnLongLines},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := engine.ScoreRequest{Lines: tt.lines, Goal: "react version", SourceType: engine.SourceCode, Path: tt.path}
+			resp, err := s.Score(context.Background(), &req)
+			require.NoError(t, err)
+			assert.Equal(t, []string{tt.warn}, resp.Warnings)
+			h, err := heuristic.New().Score(context.Background(), &req)
+			require.NoError(t, err)
+			assert.Equal(t, h.Scores, resp.Scores)
+		})
+	}
+}
+
+// longJSON is a pretty-printed JSON document of about n lines: a lock file's packages.
+func longJSON(n int) []string {
+	lines := []string{"{", `  "packages": {`}
+	for k := 0; len(lines) < n-3; k++ {
+		name := fmt.Sprintf("pkg-%05d", k)
+		if k == 1500 {
+			name = "left-pad"
+		}
+		lines = append(lines,
+			fmt.Sprintf(`    "node_modules/%s": {`, name),
+			fmt.Sprintf(`      "version": "1.%d.0",`, k%40),
+			fmt.Sprintf(`      "resolved": "https://registry.example/%s.tgz",`, name),
+			`      "dev": true`,
+			"    },")
+	}
+	lines[len(lines)-1] = "    }"
+	return append(lines, "  }", "}")
+}
+
+// longYAML is a YAML document of about n lines: a Helm values file's services.
+func longYAML(n int) []string {
+	lines := []string{"services:"}
+	for k := 0; len(lines) < n; k++ {
+		name := fmt.Sprintf("svc-%05d", k)
+		if k == 700 {
+			name = "billing"
+		}
+		lines = append(lines,
+			"  - name: "+name,
+			fmt.Sprintf("    image: registry.example/svc-%05d:1.%d", k, k%30),
+			"    resources:",
+			"      limits:",
+			fmt.Sprintf("        memory: %dMi", 128+k%8*64),
+			"        cpu: 250m",
+			"    env:",
+			"      - name: LOG_LEVEL",
+			"        value: info")
+	}
+	return lines
+}
+
+// TestLongConfigs: configurations past parseLines are parsed in windows, JSON included
+// (a window cut from inside a JSON object parses with errors at its edges only), and the
+// item the goal names still leads.
+func TestLongConfigs(t *testing.T) {
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	tests := []struct {
+		name, path, goal string
+		lines            []string
+		want, other      string // the identifying line of the named item, and of another
+		leaf             int    // lines from the identifying line to a leaf the goal names
+	}{
+		{name: "yaml", path: "values.yaml", goal: "the billing service runs out of memory; raise its memory limit", lines: longYAML(10000),
+			want: "  - name: billing", other: "  - name: svc-00701", leaf: 4},
+		{name: "json", path: "package-lock.json", goal: "left-pad resolves to the wrong tarball", lines: longJSON(10000),
+			want: `    "node_modules/left-pad": {`, other: `    "node_modules/pkg-01501": {`, leaf: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Greater(t, len(tt.lines), parseLines)
+			resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: tt.lines, Goal: tt.goal, SourceType: engine.SourceCode, Path: tt.path})
+			require.NoError(t, err)
+			require.Empty(t, resp.Warnings)
+			w, o := slices.Index(tt.lines, tt.want), slices.Index(tt.lines, tt.other)
+			require.True(t, w >= 0 && o >= 0)
+			// The named item's leaf outranks its twin in the next item.
+			assert.Greater(t, resp.Scores[w+tt.leaf], resp.Scores[o+tt.leaf], "%q over %q", tt.lines[w+tt.leaf], tt.lines[o+tt.leaf])
+			assert.GreaterOrEqual(t, resp.Scores[w], Threshold)
+		})
+	}
+}
+
+// BenchmarkScoreLongYAML is a 10,000-line YAML file scored afresh (no outline cached, a new
+// goal each time is not needed: the outline cache is keyed by content, so the file changes
+// by one line each iteration): parse of the windows, key walk and scoring.
+func BenchmarkScoreLongYAML(b *testing.B) {
+	s := New()
+	b.Cleanup(func() { _ = s.Close() })
+	lines := longYAML(10000)
+	req := engine.ScoreRequest{Lines: lines, Goal: "the billing service runs out of memory; raise its memory limit", SourceType: engine.SourceCode, Path: "values.yaml"}
+	size := 0
+	for _, l := range lines {
+		size += len(l) + 1
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		lines[0] = fmt.Sprintf("services: # %d", i)
+		if _, err := s.Score(context.Background(), &req); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

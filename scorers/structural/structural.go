@@ -296,8 +296,12 @@ func (s *Scorer) outlineAsIs(ctx context.Context, l *lang, path string, lines []
 	}
 	out := &outline{}
 	warn := WarnSyntaxErrors
-	for _, w := range chooseWindows(lines, h, parseLines, l.name == "yaml") {
-		o, wwarn, err := s.parse(ctx, l, "", dedent(lines[w.start:w.end]))
+	for _, w := range chooseWindows(lines, h, parseLines, l.keys) {
+		part := dedent(lines[w.start:w.end])
+		if l.name == "json" {
+			part = wrapJSON(part)
+		}
+		o, wwarn, err := s.parse(ctx, l, "", part)
 		if err != nil {
 			return nil, "", err
 		}
@@ -415,6 +419,13 @@ func (s *Scorer) parseSource(ctx context.Context, l *lang, path string, lines []
 		defer s.trees.free(tree)
 	}
 	root := tree.RootNode()
+	if l.keys && root.IsError() {
+		// The YAML grammar gives up on a structure it cannot continue ("a: b" then "- c"
+		// at the same level) and returns an ERROR root holding what it read before; the
+		// rest of the file is in no node, so the share below, which counts ERROR nodes
+		// under the root, saw none.
+		return nil, WarnSyntaxErrors, nil
+	}
 	if root.HasError() {
 		share, err := errorShare(ctx, root, len(lines))
 		if err != nil {

@@ -125,7 +125,7 @@ func (q *anchorQueue) pop() int { return heap.Pop(q).(int) }
 // reaches shallower code than its first line is cut there, so a parse never starts inside
 // a block it leaves.
 func alignWindow(lines []string, start, end int, keys bool) window {
-	decl := func(l string) bool { return isDecl(l) || keys && isKeyBlock(l) }
+	decl := func(l string) bool { return isDecl(l) || keys && (isKeyBlock(l) || opensEntry(l)) }
 	n := len(lines)
 	if start > 0 {
 		shallowest := -1
@@ -232,6 +232,25 @@ func isKeyBlock(l string) bool {
 	return !strings.ContainsAny(t[:len(t)-1], " :\t\"'{[")
 }
 
+// opensEntry reports whether l opens a configuration entry that is no mapping key: a YAML
+// sequence item ("  - name: web"), a TOML table header ("[tool.ruff]", "[[bin]]"), or a
+// JSON member or element whose value opens on it ("\"left-pad\": {", "{"). A long
+// list of items (a values file's services, a lock file's packages) has no key to align a
+// window to but these: a window begun inside an item, deeper than the items after it,
+// was cut before them, and its anchor parsed as it was, mostly errors.
+func opensEntry(l string) bool {
+	t := strings.TrimRight(strings.TrimLeft(l, " \t"), " \t\r")
+	switch {
+	case t == "":
+		return false
+	case t == "-" || strings.HasPrefix(t, "- "):
+		return true
+	case t[0] == '[':
+		return t[len(t)-1] == ']'
+	}
+	return t[len(t)-1] == '{' || t[len(t)-1] == '['
+}
+
 // indentOf is the number of leading space and tab bytes.
 func indentOf(l string) int {
 	return len(l) - len(strings.TrimLeft(l, " \t"))
@@ -292,4 +311,36 @@ func (o *outline) shift(off, base, baseKeys int) {
 			u.blocks[b][1] += off
 		}
 	}
+}
+
+// wrapJSON makes a window cut from inside a JSON document parse: its members
+// ("\"left-pad\": {" ... "},") are a YAML block of syntax errors, one at each comma, but
+// inside braces they are a flow mapping (and elements inside brackets a flow sequence),
+// whose trailing comma YAML accepts. The opener goes before the first non-blank line and the
+// closer after the last, so no line moves. Other windows come back as they are.
+func wrapJSON(lines []string) []string {
+	first, last := -1, -1
+	for i, l := range lines {
+		if !isBlank(l) {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return lines
+	}
+	open, close := "{", "}"
+	switch t := strings.TrimLeft(lines[first], " \t"); {
+	case strings.HasPrefix(t, "{") || strings.HasPrefix(t, "["):
+		// Elements; the document's own opener, at the head, wrapped so is no worse.
+		open, close = "[", "]"
+	case !strings.HasPrefix(t, `"`):
+		return lines
+	}
+	out := slices.Clone(lines)
+	out[first] = open + out[first]
+	out[last] += close
+	return out
 }
