@@ -1,5 +1,5 @@
 // Package structural is the syntax-aware scorer: it parses code with tree-sitter (Go, Python,
-// JavaScript, TypeScript/TSX, Java, Rust, C, C++, C#, Ruby, PHP, Bash, YAML, TOML, Markdown)
+// JavaScript, TypeScript/TSX, Java, Rust, C, C++, C#, Ruby, PHP, Bash, YAML, TOML, JSON, Markdown)
 // and reads reStructuredText structure from its adornments, then scores whole units
 // (definitions with their signature, decorators and doc comment; statement runs; sections)
 // with the heuristic scorer's term model, and blends those scores with the heuristic's own
@@ -77,7 +77,7 @@ func New() *Scorer {
 func (*Scorer) Describe() engine.ScorerInfo {
 	return engine.ScorerInfo{
 		Name:        "structural",
-		Description: "syntax-tree units (tree-sitter: 15 languages, plus reStructuredText) scored whole with the heuristic term model; logs and unknown input go to the heuristic",
+		Description: "syntax-tree units (tree-sitter: 16 languages, plus reStructuredText) scored whole with the heuristic term model; logs and unknown input go to the heuristic",
 		Where:       "in-process",
 		Threshold:   Threshold,
 	}
