@@ -20,12 +20,13 @@ import (
 // entry is one mapping entry or sequence item of a configuration file: lines [start, end),
 // opened on line start, inside entry parent (-1 at top level; parents precede children).
 // ids are further lines that identify an item (which has no key of its own): its first
-// entry ("- image: x" under a bare "-") and an entry keyed like a name ("name: worker"
-// below "- image: x"); -1 when unused.
+// entry ("- image: x" under a bare "-"), an entry keyed like a name ("name: worker" below
+// "- image: x", "kind: Service") and a name held in its metadata ("metadata:" then
+// "name: billing", as every Kubernetes object names itself); -1 when unused.
 type entry struct {
 	start, end int32
 	parent     int32
-	ids        [2]int32
+	ids        [3]int32
 	item       bool // a sequence item or TOML array table: identified by its entries, not a key
 	entries    int32
 }
@@ -42,14 +43,18 @@ var (
 	// openTypes are walked into for the entries they hold; anything else (scalars, keys,
 	// comments, anchors) holds none.
 	openTypes = map[string]bool{
-		"stream": true, "document": true, "block_node": true, "block_mapping": true,
+		"stream": true, "block_node": true, "block_mapping": true,
 		"block_sequence": true, "flow_node": true, "flow_mapping": true, "flow_sequence": true,
 		"inline_table": true, "array": true,
 	}
 )
 
 // namingKeys are keys that name the item that holds them, wherever they stand in it.
-var namingKeys = map[string]bool{"name": true, "id": true, "key": true, "title": true}
+var namingKeys = map[string]bool{"name": true, "id": true, "key": true, "title": true, "kind": true}
+
+// metadataKey is the key of a mapping that holds the name of the item around it (Kubernetes
+// objects: metadata.name).
+const metadataKey = "metadata"
 
 // keyWalk collects the entries of a configuration's syntax tree.
 type keyWalk struct {
@@ -67,6 +72,10 @@ const (
 	kwItem
 	kwSeq
 	kwOpen
+	// kwDoc is a YAML document: an item when its stream holds others (a Kubernetes
+	// manifest's objects, each named by its kind and metadata.name), else only walked into,
+	// since a file's one document is the file, and its first line names nothing.
+	kwDoc
 )
 
 func (w *keyWalk) kind(n *sitter.Node) uint8 {
@@ -85,6 +94,8 @@ func (w *keyWalk) kind(n *sitter.Node) uint8 {
 		k = kwSeq
 	case openTypes[t]:
 		k = kwOpen
+	case t == "document":
+		k = kwDoc
 	}
 	w.types[s] = k
 	return k
@@ -106,13 +117,28 @@ func extractKeys(w *keyWalk, root *sitter.Node) {
 	if !cur.GoToFirstChild() {
 		return
 	}
+	docs := 0 // the stream's documents
+	for more := true; more; more = cur.GoToNextSibling() {
+		if cur.CurrentNode().Type() == "document" {
+			docs++
+		}
+	}
+	cur.Reset(root)
+	cur.GoToFirstChild()
 	for !w.stop() {
 		n := cur.CurrentNode()
 		up := stack[len(stack)-1]
 		// Only nodes that may hold entries are looked at, and only those over several lines
 		// are walked into: what one line holds adds nothing to its line (the key walk of a
 		// 2,500-line window went from 25 ms to a few).
-		if k := w.kind(n); k != kwOther {
+		k := w.kind(n)
+		if k == kwDoc {
+			k = kwOpen
+			if docs > 1 {
+				k = kwItem
+			}
+		}
+		if k != kwOther {
 			s, e := span(n)
 			this := up.entry
 			if (k == kwKeyed || k == kwItem || up.seq) && n.IsNamed() {
@@ -139,13 +165,23 @@ func (w *keyWalk) add(s, e int, parent int32, item bool) int32 {
 		e = s + 1
 	}
 	idx := int32(len(w.out))
-	w.out = append(w.out, entry{start: int32(s), end: int32(e), parent: parent, ids: [2]int32{-1, -1}, item: item})
+	w.out = append(w.out, entry{start: int32(s), end: int32(e), parent: parent, ids: [3]int32{-1, -1, -1}, item: item})
 	if parent < 0 {
 		return idx
 	}
 	p := &w.out[parent]
 	p.entries++
-	if !p.item || int32(s) == p.start {
+	if !p.item {
+		// A name in an item's metadata names the item: "name: billing" under the
+		// "metadata:" of a Deployment names the Deployment, whose spec is a sibling of
+		// the metadata and not inside it.
+		if pp := p.parent; pp >= 0 && w.out[pp].item && w.out[pp].ids[2] < 0 && s < len(w.lines) &&
+			namingKeys[lineKey(w.lines[s])] && int(p.start) < len(w.lines) && lineKey(w.lines[p.start]) == metadataKey {
+			w.out[pp].ids[2] = int32(s)
+		}
+		return idx
+	}
+	if int32(s) == p.start {
 		return idx
 	}
 	switch {
@@ -245,7 +281,7 @@ func scoreKeys(lines []string, o *outline, a *heuristic.Analysis) (scores []floa
 			copy(set, path[int(e.parent)*words:int(e.parent+1)*words])
 		}
 		clear(own)
-		for _, i := range [3]int32{e.start, e.ids[0], e.ids[1]} {
+		for _, i := range [4]int32{e.start, e.ids[0], e.ids[1], e.ids[2]} {
 			if i >= 0 && int(i) < n {
 				for _, t := range a.Terms(int(i)) {
 					own[t/64] |= 1 << (t % 64)
@@ -350,7 +386,7 @@ func scoreKeys(lines []string, o *outline, a *heuristic.Analysis) (scores []floa
 			picked = append(picked, int32(k))
 		}
 		v := headerFollows * top[k]
-		for _, i := range [3]int32{e.start, e.ids[0], e.ids[1]} {
+		for _, i := range [4]int32{e.start, e.ids[0], e.ids[1], e.ids[2]} {
 			if i >= 0 && int(i) < n {
 				scores[i] = math.Max(scores[i], v)
 			}

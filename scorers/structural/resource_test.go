@@ -179,7 +179,7 @@ func TestCancelAfterScore(t *testing.T) {
 // shifting its copy (windows do) must not change what the next caller gets.
 func TestOutlineCacheReturnsPrivateCopies(t *testing.T) {
 	c := newOutlineCache(2)
-	o := &outline{units: []unit{{start: 1, end: 5, parent: -1, blocks: [][2]int{{2, 3}}}}, keys: []entry{{start: 1, end: 3, parent: -1, ids: [2]int32{2, -1}}}}
+	o := &outline{units: []unit{{start: 1, end: 5, parent: -1, blocks: [][2]int{{2, 3}}}}, keys: []entry{{start: 1, end: 3, parent: -1, ids: [3]int32{2, -1, -1}}}}
 	k := c.keyLines("go", []string{"package x"})
 	c.put(k, o, "")
 	got, _, ok := c.get(k)
