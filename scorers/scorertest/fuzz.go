@@ -11,7 +11,7 @@ import (
 
 // fuzzPaths are the file names a fuzzed request may carry, so a scorer that reads the
 // language from the path meets each of its grammars and none.
-var fuzzPaths = []string{"", "x.go", "x.py", "x.js", "x.ts", "x.rs", "x.c", "x.java", "x.rb", "x.sh", "x.md", "x.rst", "x.yaml", "x.toml"}
+var fuzzPaths = []string{"", "x.go", "x.py", "x.js", "x.ts", "x.rs", "x.c", "x.java", "x.rb", "x.sh", "x.md", "x.rst", "x.yaml", "x.toml", "x.json"}
 
 // Fuzz checks a scorer on arbitrary texts, goals, source types and file names: it never
 // panics or errors, returns one finite score in [0, 1] per line, and scores the same request

@@ -243,6 +243,15 @@ const (
 	// siblingShare scales the lines of an entry whose siblings the goal picks and it
 	// does not (scoreKeys).
 	siblingShare = 0.8
+	// keyFollows is an enclosing key's and identifying line's share of its entry's best
+	// line: under code's headerFollows (0.97), because a configuration's keys are a few
+	// tokens each and its path's outer keys ("spec:", "template:", "containers:") open
+	// the file. At 0.97 a budget's value-per-token order took "spec:" (2 tokens) before
+	// "memory: 2Gi" (5), grew a marker-free run from the file's head through the wrong
+	// container, and cut the leaf the goal is about (the 33-line Kubernetes example at
+	// 110 and 150 tokens, the 467-line manifest at 200); at 0.93 and below the leaf comes
+	// first and its keys after it.
+	keyFollows = 0.9
 )
 
 // scoreKeys scores a configuration file's lines by their key paths: each line by the goal
@@ -385,7 +394,7 @@ func scoreKeys(lines []string, o *outline, a *heuristic.Analysis) (scores []floa
 		if idRel[k] > low[e.parent] && e.end-e.start > 1 && e.end-e.start <= holdLines {
 			picked = append(picked, int32(k))
 		}
-		v := headerFollows * top[k]
+		v := keyFollows * top[k]
 		for _, i := range [4]int32{e.start, e.ids[0], e.ids[1], e.ids[2]} {
 			if i >= 0 && int(i) < n {
 				scores[i] = math.Max(scores[i], v)

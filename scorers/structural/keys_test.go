@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
 	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
+	"github.com/mcp-pruner/mcp-pruner/tokenizer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -298,5 +299,44 @@ func BenchmarkScoreLongYAML(b *testing.B) {
 		if _, err := s.Score(context.Background(), &req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestConfigBudgetKeepsTheLeaf prunes two of testdata/keys under tight token budgets, markers
+// priced by cl100k_base as the server prices them: the leaf the goal is about must be kept.
+// A budget takes lines by value per token, and a configuration's outer keys ("spec:",
+// "containers:") are a few tokens at the file's head; followed at code's 0.97 of the leaf,
+// they came first and grew a marker-free run from the head through the wrong container.
+func TestConfigBudgetKeepsTheLeaf(t *testing.T) {
+	tok, err := tokenizer.Load(tokenizer.CL100K)
+	require.NoError(t, err)
+	reg := engine.NewRegistry()
+	reg.Register("structural", New())
+	t.Cleanup(func() { _ = reg.Close() })
+	eng, err := engine.New(engine.Config{Registry: reg, Store: engine.NewMemoryStore(0, 1<<20, nil), Tokens: tok})
+	require.NoError(t, err)
+	tests := []struct {
+		name   string
+		file   string
+		budget int
+		leaf   string
+	}{
+		{name: "deployment at 110 tokens", file: "k8s", budget: 110, leaf: "memory: 2Gi"},
+		{name: "deployment at 150 tokens", file: "k8s", budget: 150, leaf: "memory: 2Gi"},
+		{name: "manifest at 150 tokens", file: "manifest", budget: 150, leaf: "memory: 1Gi"},
+		{name: "manifest at 200 tokens", file: "manifest", budget: 200, leaf: "memory: 1Gi"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, path, lines := readLangCase(t, filepath.Join("testdata", "keys", tt.file+".txtar"))
+			res, err := eng.Prune(context.Background(), &engine.Request{
+				Text: strings.Join(lines, "\n") + "\n", GoalHint: strings.TrimSpace(a.get("goal")), SourceType: engine.SourceCode, Path: path,
+				TokenBudget: tt.budget, Options: engine.Options{MaxPruneRatio: 0.95, MinKeepLines: 3, TimeoutMS: 5000, IncludeMarkers: true},
+			})
+			require.NoError(t, err)
+			require.False(t, res.Stats.UsedFallback, "%v", res.Warnings)
+			require.Positive(t, res.Stats.PrunedLines)
+			assert.Contains(t, res.PrunedText, tt.leaf, "%s", res.PrunedText)
+		})
 	}
 }
