@@ -18,7 +18,7 @@ import (
 )
 
 // TestConfigPaths runs real-world-shaped configuration files (testdata/keys: a Kubernetes
-// deployment, a docker-compose file, a GitHub Actions workflow, a pyproject.toml, a Cargo
+// deployment, a manifest of several Kubernetes objects, a docker-compose file, a GitHub Actions workflow, a pyproject.toml, a Cargo
 // manifest, a VS Code launch.json) whose goal names one item among siblings of the same
 // shape. Each "outrank" row "W > D ..." (1-based lines) says that line W of the item the
 // goal names (the leaf it is about, or a key that says where that leaf is) scores above
