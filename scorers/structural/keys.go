@@ -443,3 +443,20 @@ func termWeight(set []uint64, weight []float64) float64 {
 	}
 	return s
 }
+
+// formFeedsAsTabs rewrites JSON's form-feed escapes (\f) in src as tab escapes (\t), in
+// place: tree-sitter-yaml, which reads JSON, rejects \f in a double-quoted scalar, and one
+// such key (JSON Schema's test suite has them) made the whole object a syntax error and the
+// file fall back. Same length, so no byte or line moves; an escaped backslash before an f
+// ("\\f") is stepped over whole.
+func formFeedsAsTabs(src []byte) {
+	for i := 0; i+1 < len(src); i++ {
+		if src[i] != '\\' {
+			continue
+		}
+		if src[i+1] == 'f' {
+			src[i+1] = 't'
+		}
+		i++
+	}
+}

@@ -340,3 +340,38 @@ func TestConfigBudgetKeepsTheLeaf(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONFormFeedEscape: a JSON key holding a form-feed escape (\f, which JSON allows and
+// tree-sitter-yaml rejects) leaves the file structured, not a syntax-error fallback; and
+// "\\f", an escaped backslash before an f, is no form feed.
+func TestJSONFormFeedEscape(t *testing.T) {
+	s := New()
+	t.Cleanup(func() { _ = s.Close() })
+	lines := strings.Split(`{
+  "weird": {
+    "foo\fbar": {"type": "number"},
+    "path\\file": {"type": "string"}
+  },
+  "limits": {
+    "memory": "512Mi",
+    "cpu": "1"
+  },
+  "worker": {
+    "memory": "2Gi",
+    "cpu": "2"
+  },
+  "sidecar": {
+    "memory": "256Mi",
+    "cpu": "1"
+  }
+}`, "\n")
+	resp, err := s.Score(context.Background(), &engine.ScoreRequest{Lines: lines, Goal: "raise the worker's memory", SourceType: engine.SourceCode, Path: "deploy.json"})
+	require.NoError(t, err)
+	assert.Empty(t, resp.Warnings)
+	assert.Greater(t, resp.Scores[10], resp.Scores[6], "the worker's memory over the limits' one")
+	assert.Greater(t, resp.Scores[10], resp.Scores[14], "the worker's memory over the sidecar's")
+
+	src := []byte(`"a\fb", "c\\f", "d\\\fe"`)
+	formFeedsAsTabs(src)
+	assert.Equal(t, `"a\tb", "c\\f", "d\\\te"`, string(src))
+}

@@ -353,7 +353,11 @@ func (s *Scorer) parseOrSplit(ctx context.Context, l *lang, path string, lines [
 			}
 		}
 	}
-	o, warn, err := s.parseSource(ctx, l, path, lines, []byte(strings.Join(lines, "\n")))
+	src := []byte(strings.Join(lines, "\n"))
+	if l.name == "json" {
+		formFeedsAsTabs(src)
+	}
+	o, warn, err := s.parseSource(ctx, l, path, lines, src)
 	if err == nil && warn != WarnParseFailed { // a halted parse may succeed next time
 		s.outlines.put(key, o, warn)
 	}
