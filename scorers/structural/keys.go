@@ -3,6 +3,7 @@ package structural
 import (
 	"math"
 	"math/bits"
+	"regexp"
 	"strings"
 
 	"github.com/mcp-pruner/mcp-pruner/scorers/heuristic"
@@ -305,6 +306,7 @@ func scoreKeys(lines []string, o *outline, a *heuristic.Analysis) (scores []floa
 			owner[i] = int32(k)
 		}
 	}
+	merged := mergePaths(lines, ks, owner, path, words)
 
 	zl := strongSpan / 2
 	for i := 0; i < n; i++ {
@@ -356,7 +358,9 @@ func scoreKeys(lines []string, o *outline, a *heuristic.Analysis) (scores []floa
 		if e.parent >= 0 {
 			factor[k] = factor[e.parent]
 		}
-		if idRel[k] < high[e.parent] && e.end-e.start > 1 {
+		if idRel[k] < high[e.parent] && e.end-e.start > 1 && (merged == nil || !merged[k]) {
+			// An anchored mapping that entries merge is theirs, not a rival of the
+			// entries beside it.
 			factor[k] *= siblingShare
 		}
 	}
@@ -459,4 +463,80 @@ func formFeedsAsTabs(src []byte) {
 		}
 		i++
 	}
+}
+
+// YAML anchors and merge keys: "x-common: &common" names a mapping, and "<<: *common" in a
+// service merges it there, so the anchored lines are that service's too (its restart
+// policy, its logging), though they stand under another key.
+var (
+	reAnchor = regexp.MustCompile(`^\s*(?:-\s+)?[^\s#][^#]*?:\s*&([\w.-]+)\s*(?:#.*)?$`)
+	reMerge  = regexp.MustCompile(`^\s*(?:-\s+)?<<\s*:\s*(.+)$`)
+	reAlias  = regexp.MustCompile(`\*([\w.-]+)`)
+)
+
+// mergePaths adds to the path terms of every entry inside an anchored mapping the path terms
+// of each entry that merges it ("<<: *name"): under a goal about the api service's restart
+// policy, the "restart:" of the mapping the api merges reads as the api's. Anchors come
+// before their aliases in YAML, and an anchor merged by several entries reads as each of
+// theirs. path holds words uint64s an entry, parents before children (scoreKeys). It reports
+// which entries are merged somewhere (nil if none).
+func mergePaths(lines []string, ks []entry, owner []int32, path []uint64, words int) (merged []bool) {
+	anchors := map[string]int32{}
+	for k, e := range ks {
+		if l := lines[e.start]; strings.IndexByte(l, '&') >= 0 {
+			if m := reAnchor.FindStringSubmatch(l); m != nil {
+				anchors[m[1]] = int32(k)
+			}
+		}
+	}
+	if len(anchors) == 0 {
+		return nil
+	}
+	var extra []uint64 // terms merged into an anchored entry, by entry
+	for i, l := range lines {
+		if owner[i] < 0 || !strings.Contains(l, "<<") {
+			continue
+		}
+		m := reMerge.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		// The "<<" pair is an entry of its own, inside the mapping that merges.
+		into := owner[i]
+		if ks[into].start == int32(i) {
+			into = ks[into].parent
+		}
+		if into < 0 {
+			continue
+		}
+		for _, al := range reAlias.FindAllStringSubmatch(m[1], -1) {
+			a, ok := anchors[al[1]]
+			if !ok || a == into {
+				continue
+			}
+			if extra == nil {
+				extra = make([]uint64, len(ks)*words)
+				merged = make([]bool, len(ks))
+			}
+			merged[a] = true
+			for w := range words {
+				extra[int(a)*words+w] |= path[int(into)*words+w]
+			}
+		}
+	}
+	if extra == nil {
+		return nil
+	}
+	// Down the anchored entries' subtrees, parents first.
+	for k, e := range ks {
+		if e.parent >= 0 {
+			for w := range words {
+				extra[k*words+w] |= extra[int(e.parent)*words+w]
+			}
+		}
+		for w := range words {
+			path[k*words+w] |= extra[k*words+w]
+		}
+	}
+	return merged
 }

@@ -123,6 +123,38 @@ services:
 			want: 12, over: []int{1, 8},
 		},
 		{
+			// The api's restart policy is in the mapping it merges: that mapping's lines are
+			// the api's, over the other anchor's and the db's own.
+			name: "a merged anchor", path: "compose.yaml",
+			goal: "the api service keeps restarting; change its restart policy",
+			text: `x-defaults: &defaults
+  restart: always
+  logging:
+    driver: json-file
+    options:
+      max-size: 10m
+x-batch: &batch
+  restart: on-failure
+  logging:
+    driver: syslog
+services:
+  web:
+    <<: *defaults
+    image: acme/web:1.4
+    ports:
+      - "80:80"
+  api:
+    <<: *batch
+    image: acme/api:2.0
+    ports:
+      - "8080:8080"
+  db:
+    image: postgres:16
+    restart: unless-stopped
+`,
+			want: 7, over: []int{1, 23},
+		},
+		{
 			name: "several documents", path: "k8s/all.yaml",
 			goal: "prometheus cannot scrape the metrics port",
 			text: `apiVersion: v1
