@@ -483,6 +483,9 @@ var (
 func mergePaths(lines []string, ks []entry, owner []int32, path []uint64, words int) (merged []bool) {
 	anchors := map[string]int32{}
 	for k, e := range ks {
+		if int(e.start) >= len(lines) {
+			continue
+		}
 		if l := lines[e.start]; strings.IndexByte(l, '&') >= 0 {
 			if m := reAnchor.FindStringSubmatch(l); m != nil {
 				anchors[m[1]] = int32(k)
