@@ -369,7 +369,7 @@ func (e *Engine) Prune(ctx context.Context, req *Request) (res *Result, err erro
 	res.Scores = resp.Scores
 	res.ScorerName = name
 	var quiet []string
-	if req.Scorer == "" {
+	if req.Scorer == "" && len(resp.Warnings) > 0 { // most prunes have none: no lock then
 		quiet = e.reg.quietCodes(name)
 	}
 	for _, w := range resp.Warnings {

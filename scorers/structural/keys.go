@@ -173,13 +173,7 @@ func (w *keyWalk) add(s, e int, parent int32, item bool) int32 {
 	p := &w.out[parent]
 	p.entries++
 	if !p.item {
-		// A name in an item's metadata names the item: "name: billing" under the
-		// "metadata:" of a Deployment names the Deployment, whose spec is a sibling of
-		// the metadata and not inside it.
-		if pp := p.parent; pp >= 0 && w.out[pp].item && w.out[pp].ids[2] < 0 && s < len(w.lines) &&
-			namingKeys[lineKey(w.lines[s])] && int(p.start) < len(w.lines) && lineKey(w.lines[p.start]) == metadataKey {
-			w.out[pp].ids[2] = int32(s)
-		}
+		w.nameFromMetadata(p, s)
 		return idx
 	}
 	if int32(s) == p.start {
@@ -192,6 +186,20 @@ func (w *keyWalk) add(s, e int, parent int32, item bool) int32 {
 		p.ids[1] = int32(s)
 	}
 	return idx
+}
+
+// nameFromMetadata makes line s, inside entry p, the metadata name of the item around p
+// when p is that item's "metadata:" and s is keyed like a name: "name: billing" under the
+// "metadata:" of a Deployment names the Deployment, whose spec is a sibling of the metadata
+// and not inside it.
+func (w *keyWalk) nameFromMetadata(p *entry, s int) {
+	if p.parent < 0 || s >= len(w.lines) || int(p.start) >= len(w.lines) {
+		return
+	}
+	item := &w.out[p.parent]
+	if item.item && item.ids[2] < 0 && namingKeys[lineKey(w.lines[s])] && lineKey(w.lines[p.start]) == metadataKey {
+		item.ids[2] = int32(s)
+	}
 }
 
 // lineKey is the key a line opens with ("name" for `  - name: web`, `"name": "web",` and
