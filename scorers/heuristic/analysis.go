@@ -124,13 +124,14 @@ func analyzeParts(ctx context.Context, lines []string, q *Query, path string, ea
 	}
 	k = max(1, min(k, n))
 	parts := make([]scan, k)
+	bounds := partBounds(lines, k)
 	var side chan struct{}
 	if k == 1 {
 		parts[0].run(ctx, a, lines, 0, n, each)
 	} else {
 		var wg sync.WaitGroup
 		for w := range parts {
-			lo, hi := w*n/k, (w+1)*n/k
+			lo, hi := bounds[w], bounds[w+1]
 			wg.Go(func() { parts[w].run(ctx, a, lines, lo, hi, each) })
 		}
 		// alongside is not cancellable: it runs on a goroutine of its own, which analyze
@@ -159,7 +160,7 @@ func analyzeParts(ctx context.Context, lines []string, q *Query, path string, ea
 		}
 		// The part's line offsets count from its own first match.
 		base := int32(len(a.matches))
-		for i := w*n/k + 1; i <= (w+1)*n/k; i++ {
+		for i := bounds[w] + 1; i <= bounds[w+1]; i++ {
 			a.matchStart[i] += base
 		}
 		a.matches = append(a.matches, p.matches...)
@@ -189,6 +190,42 @@ func analyzeParts(ctx context.Context, lines []string, q *Query, path string, ea
 	}
 	return a, nil
 }
+
+// partBounds splits lines into k parts of about equal scanning work, bounds[w] to
+// bounds[w+1] for part w: the scan's cost follows the bytes, plus a little for each line,
+// and a log's lines are uneven (in the bench's CI logs, an even split by lines gave one
+// worker 34 KB and the other 162 KB). Every part holds at least one line.
+func partBounds(lines []string, k int) []int {
+	n := len(lines)
+	bounds := make([]int, k+1)
+	bounds[k] = n
+	if k == 1 {
+		return bounds
+	}
+	total := 0
+	for _, l := range lines {
+		total += len(l) + lineWork
+	}
+	i, acc := 0, 0
+	for w := 1; w < k; w++ {
+		// Part w starts after the line that brings the work so far to w k-ths of the
+		// total, and leaves a line at least for each part before and after it.
+		for i < n && acc*k < w*total {
+			acc += len(lines[i]) + lineWork
+			i++
+		}
+		bounds[w] = min(max(i, bounds[w-1]+1), n-(k-w))
+		for i < bounds[w] {
+			acc += len(lines[i]) + lineWork
+			i++
+		}
+	}
+	return bounds
+}
+
+// lineWork is a line's scanning cost in bytes beyond its own: the per-line steps (the
+// term buffer, the goal look-ups, the line's bookkeeping).
+const lineWork = 16
 
 // scanWorkers is how many goroutines scan lines: one per processor for an input large
 // enough that the scan (most of a large input's scoring) outweighs starting them, else one.

@@ -175,3 +175,50 @@ func FuzzAnalysisInParts(f *testing.F) {
 		assert.Equal(t, wantHooked, hooked)
 	})
 }
+
+// TestPartBounds: the scan's parts share the work (bytes and lines) about evenly, however
+// uneven the lines, and every part holds at least one line. A split by line counts gave one
+// of two workers 34 KB of a CI log and the other 162 KB.
+func TestPartBounds(t *testing.T) {
+	work := func(ls []string) int {
+		w := 0
+		for _, l := range ls {
+			w += len(l) + lineWork
+		}
+		return w
+	}
+	short, long := "ok", strings.Repeat("x", 2000)
+	uneven := slices.Repeat([]string{short}, 5000)
+	uneven = append(uneven, slices.Repeat([]string{long}, 100)...) // most of the bytes at the end
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		k     int
+	}{
+		{"even lines", slices.Repeat([]string{"some line of text"}, 1000), 2},
+		{"short lines first", uneven, 2},
+		{"short lines first, 3 parts", uneven, 3},
+		{"one huge line first", append([]string{strings.Repeat("y", 1<<20)}, slices.Repeat([]string{short}, 10)...), 4},
+		{"as many parts as lines", []string{"a", long, "b"}, 3},
+		{"empty lines", slices.Repeat([]string{""}, 10), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := partBounds(tc.lines, tc.k)
+			require.Len(t, b, tc.k+1)
+			assert.Equal(t, 0, b[0])
+			assert.Equal(t, len(tc.lines), b[tc.k])
+			total, line := work(tc.lines), 0
+			for _, l := range tc.lines {
+				line = max(line, len(l)+lineWork)
+			}
+			for w := range tc.k {
+				require.Less(t, b[w], b[w+1], "part %d holds a line", w)
+				// A part of several lines does its share, and at most the line that
+				// crosses it more.
+				if b[w+1]-b[w] > 1 {
+					assert.LessOrEqual(t, work(tc.lines[b[w]:b[w+1]]), total/tc.k+line, "part %d of %v", w, b)
+				}
+			}
+		})
+	}
+}
