@@ -195,6 +195,7 @@ func TestPartBounds(t *testing.T) {
 		lines []string
 		k     int
 	}{
+		{"one part", uneven, 1},
 		{"even lines", slices.Repeat([]string{"some line of text"}, 1000), 2},
 		{"short lines first", uneven, 2},
 		{"short lines first, 3 parts", uneven, 3},
