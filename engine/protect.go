@@ -578,6 +578,18 @@ func HunkHeader(l string) bool {
 // verdict is the next "--- PASS", "--- FAIL" or "--- SKIP" below; without -v a failing
 // test's messages follow its "--- FAIL" line. It returns nil when no test passed.
 func PassingTestMessages(lines []string) []bool {
+	passing, _ := TestMessages(lines)
+	return passing
+}
+
+// TestMessages reads a go test log's messages as PassingTestMessages does, and also returns,
+// for a failing test's messages that -v printed above its verdict, where that verdict is:
+// failedAt[i] is the index of the "--- FAIL" line that reports the test whose message line i
+// is, or of a line that continues such a message (indented deeper than it: a multi-line
+// t.Errorf), and -1 elsewhere. failedAt is nil when there is none. Without -v, or for a
+// subtest's messages reported on completion, a failing test's messages follow its "--- FAIL"
+// line, and the scorers' block rules already read them with it.
+func TestMessages(lines []string) (passing []bool, failedAt []int32) {
 	const (
 		none = iota
 		run
@@ -605,39 +617,66 @@ func PassingTestMessages(lines []string) []bool {
 		return none
 	}
 	// One pass: a message under a RUN waits for the next verdict (pending); one after a
-	// verdict takes it at once.
-	var passing []bool
+	// verdict takes it at once. Lines that continue a pending message wait with it.
 	var pending []int
+	var continued []int // pending's continuation lines, for failedAt only
 	mark := func(i int) {
 		if passing == nil {
 			passing = make([]bool, len(lines))
 		}
 		passing[i] = true
 	}
-	above := none // the nearest marker above
+	above := none   // the nearest marker above
+	msgIndent := -1 // the indentation of the pending message just above, while lines continue it
 	for i, l := range lines {
 		switch k := kind(l); k {
 		case none:
 			if (above == run || above == pass) && strings.Contains(l, "_test.go:") && TestFailureMessage(l) {
 				if above == pass {
 					mark(i)
+					msgIndent = -1
 				} else {
 					pending = append(pending, i)
+					msgIndent = indentWidth(l)
 				}
+				continue
 			}
+			if msgIndent >= 0 && strings.TrimSpace(l) != "" && indentWidth(l) > msgIndent {
+				continued = append(continued, i)
+				continue
+			}
+			msgIndent = -1
 		case pass, fail:
 			if k == pass {
 				for _, m := range pending {
 					mark(m)
 				}
+			} else if len(pending) > 0 {
+				if failedAt == nil {
+					failedAt = make([]int32, len(lines))
+					for j := range failedAt {
+						failedAt[j] = -1
+					}
+				}
+				for _, m := range pending {
+					failedAt[m] = int32(i)
+				}
+				for _, m := range continued {
+					failedAt[m] = int32(i)
+				}
 			}
-			pending = pending[:0]
-			above = k
+			pending, continued = pending[:0], continued[:0]
+			above, msgIndent = k, -1
 		default:
-			above = k
+			above, msgIndent = k, -1
 		}
 	}
-	return passing
+	return passing, failedAt
+}
+
+// indentWidth is the number of leading spaces and tabs of l.
+func indentWidth(l string) int {
+	return len(l) - len(strings.TrimLeft(l, " \t"))
 }
 
 // SkipEscape returns the index after the terminal control sequence (ESC [ parameters final

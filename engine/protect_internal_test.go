@@ -303,6 +303,8 @@ func TestPassingTestMessages(t *testing.T) {
 	assert.Equal(t, []bool{false, true, false, false, false, false, false, true, false, false, false, false, false, false, false}, PassingTestMessages(verbose))
 	quiet := []string{"--- FAIL: TestSum (0.00s)", "    sum_test.go:20: Sum([1 2 3]) = 5, want 6", "FAIL", "FAIL\texample.com/sum\t0.01s"}
 	assert.Nil(t, PassingTestMessages(quiet), "without -v only failing tests print messages")
+	_, failedAt := TestMessages(quiet)
+	assert.Nil(t, failedAt, "without -v a failing test's messages follow its verdict")
 	prot := make([]uint8, len(verbose))
 	protectLogs(verbose, prot)
 	assert.Zero(t, prot[1], "a passing test's message is not protected")
@@ -378,4 +380,44 @@ func TestProtectReadsTheFirstLineWithoutItsBOM(t *testing.T) {
 	assert.Equal(t, protRule, protect([]string{"\ufeffimport os", "x = 1"}, SourceCode).prot[0])
 	assert.Equal(t, protRule, protect([]string{"\ufeff# Title", "text"}, SourceDocs).prot[0])
 	assert.Equal(t, "\ufeff// Copyright 2024 X", bom[0], "the caller's lines are left alone")
+}
+
+// TestFailedTestMessages: with -v, a failing test's messages come above the "--- FAIL" line
+// that reports it, the lines continuing a multi-line message with them; TestMessages says
+// which verdict each belongs to. A passing test's messages and a message printed after its
+// verdict (without -v) belong to none.
+func TestFailedTestMessages(t *testing.T) {
+	lines := []string{
+		"=== RUN   TestClamp", // 0
+		"    clamp_test.go:12: clamp(5, 0, 3) = 3",
+		"--- PASS: TestClamp (0.00s)",
+		"=== RUN   TestOrder", // 3
+		"    order_test.go:40: fetching the list",
+		"    order_test.go:41: expected order is:",
+		"            appointy/jaal", // 6: continues the message
+		"            gqlgen",
+		"starting server on :8080", // 8: the code's own output, not a message
+		"    order_test.go:52: got 503",
+		"--- FAIL: TestOrder (0.31s)", // 10
+		"=== RUN   TestOuter",
+		"=== RUN   TestOuter/inner",
+		"    outer_test.go:30: got 1", // 13
+		"--- FAIL: TestOuter (0.00s)", // 14
+		"    --- FAIL: TestOuter/inner (0.00s)",
+		"--- FAIL: TestLate (0.00s)", // 16
+		"    late_test.go:9: printed after its verdict",
+		"FAIL",
+	}
+	passing, failedAt := TestMessages(lines)
+	want := make([]int32, len(lines))
+	for i := range want {
+		want[i] = -1
+	}
+	for _, i := range []int{4, 5, 6, 7, 9} {
+		want[i] = 10
+	}
+	want[13] = 14
+	assert.Equal(t, want, failedAt)
+	assert.Equal(t, PassingTestMessages(lines), passing)
+	assert.True(t, passing[1])
 }

@@ -116,13 +116,15 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 	switch st {
 	case engine.SourceLogs:
 		// A passing test's messages (go test -v prints them) are no failure evidence.
-		for i, p := range engine.PassingTestMessages(lines) {
+		passing, failedAt := engine.TestMessages(lines)
+		for i, p := range passing {
 			if p {
 				fail[i], shape[i] = 0, 0
 			}
 		}
 		scores = scoreLogs(lines, a, fail, shape)
 		a.LiftCovering(scores)
+		liftFailedTestMessages(scores, failedAt)
 	case engine.SourceDocs:
 		scores = scoreStructured(lines, a, docsWeights)
 		a.LiftGoalKinds(lines, scores, false)

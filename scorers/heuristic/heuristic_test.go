@@ -552,6 +552,44 @@ func TestLogsPassingTestMessagesAreNoFailure(t *testing.T) {
 	}
 }
 
+// TestLogsFailedTestMessagesComeWithTheirVerdict: go test -v prints a failing test's
+// messages above its "--- FAIL" line. In a run of many packages whose failing one is in the
+// middle, they scored by their place in the log, below a later package's "ok" line, while
+// the verdict, which names the test, ranked high; now they rank with it.
+func TestLogsFailedTestMessagesComeWithTheirVerdict(t *testing.T) {
+	var lines []string
+	msg, cont, verdict, lastOK := -1, -1, -1, -1
+	for p := range 8 {
+		for i := range 40 {
+			lines = append(lines, fmt.Sprintf("=== RUN   TestThing%d_%d", p, i))
+			if p == 3 && i == 20 {
+				msg = len(lines)
+				lines = append(lines, "    thing_test.go:142: expected status 200, got 503 (upstream timeout after 30s), body:")
+				cont = len(lines)
+				lines = append(lines, "            {\"error\":\"deadline exceeded\"}")
+				verdict = len(lines)
+				lines = append(lines, fmt.Sprintf("--- FAIL: TestThing%d_%d (30.01s)", p, i))
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("--- PASS: TestThing%d_%d (0.0%ds)", p, i, i%10))
+		}
+		if p == 3 {
+			lines = append(lines, "FAIL", fmt.Sprintf("FAIL\texample.com/svc/pkg%d\t31.2s", p))
+			continue
+		}
+		lastOK = len(lines) + 1
+		lines = append(lines, "PASS", fmt.Sprintf("ok  \texample.com/svc/pkg%d\t0.41s", p))
+	}
+	lines = append(lines, "FAIL")
+	for _, goal := range []string{"which test fails and why", "why is CI red"} {
+		s := score(t, engine.SourceLogs, goal, lines)
+		for _, i := range []int{msg, cont} {
+			assert.GreaterOrEqual(t, s[i], 0.95*s[verdict]-1e-9, "%q: line %d with its verdict", goal, i+1)
+			assert.Greater(t, s[i], s[lastOK], "%q: line %d above the last package's ok line", goal, i+1)
+		}
+	}
+}
+
 // TestDiffsKeepTheirHeaders: a diff, sent as any source type, is read as code: a changed line
 // the goal names ranks above the same words in a context line, and the line naming its file
 // and its hunk's "@@" line rank above it, so a budget that buys the change buys where it is.

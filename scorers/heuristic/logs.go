@@ -164,7 +164,7 @@ func logLine(l string, hashes []termHash) (fail float64, shape uint64) {
 	if fail <= 0 {
 		return fail, 0
 	}
-	if failureTally(l) || npmEpilogue(l) {
+	if failureTally(l) || npmEpilogue(l) || goTestSummary(l) {
 		fail *= restatedShare
 	}
 	return fail, ShapeHash(l)
@@ -430,6 +430,24 @@ func npmEpilogue(l string) bool {
 	return strings.HasPrefix(rest[skipNonWord(rest, 0):], "ERR!")
 }
 
+// goTestSummary reports whether l is go test's account of a package that failed, printed
+// after the package's own output said why: "FAIL" alone (colour codes and a carriage return
+// aside) or "FAIL\t<package>\t<time or [build failed]>". The last such line ends every
+// failing run of many packages, and read as the last failure it drew the log's end, the
+// passing packages' "ok" lines, above the failing test in the middle.
+func goTestSummary(l string) bool {
+	i := skipNonWord(l, 0)
+	rest, ok := strings.CutPrefix(l[i:], "FAIL")
+	if !ok {
+		return false
+	}
+	for strings.HasPrefix(rest, "\x1b") {
+		rest = rest[engine.SkipEscape(rest, 0):]
+	}
+	rest = strings.TrimRight(rest, "\r")
+	return rest == "" || rest[0] == '\t'
+}
+
 // failedStepEnd returns the line that reports the last failed step of a CI log, or the last
 // line when the log has no such report. Those reports hold a failure word, so only lines with
 // fail > 0 are read.
@@ -576,6 +594,43 @@ func isLogNoise(l string) bool {
 	return strings.IndexByte(t, '0') >= 0 && (strings.Contains(t, "0 errors") || strings.Contains(t, "0 failures") ||
 		strings.Contains(t, "errors: 0") || strings.Contains(t, "Failures: 0, Errors: 0"))
 }
+
+// liftFailedTestMessages ranks the messages go test -v printed for a failing test (t.Errorf,
+// t.Log: "    x_test.go:NN: …", and the lines continuing them) with the "--- FAIL" line that
+// reports that test, failedAt[i] (engine.TestMessages). They are what failed and why, but
+// with -v they come above the verdict, out of reach of the block rules that carry a failure
+// to the indented lines under it; and a failing package in the middle of a run of many
+// scored them by their place in the log, far from its end: in 979 lines of go test -v
+// output, under "which test fails and why", 0.38 for the message against 0.85 for its
+// "--- FAIL" line and 0.57 for a later package's "ok" line, so a 300-token budget kept the
+// verdict and cut the message. Only the messages nearest their verdict are lifted
+// (maxFailedMessages), so a test that logs thousands of lines does not fill the budget.
+func liftFailedTestMessages(scores []float64, failedAt []int32) {
+	if failedAt == nil {
+		return
+	}
+	cur, lifted := int32(-1), 0 // the verdict whose messages are being counted, from the last up
+	for i := len(failedAt) - 1; i >= 0; i-- {
+		v := failedAt[i]
+		if v < 0 {
+			continue
+		}
+		if v != cur {
+			cur, lifted = v, 0
+		}
+		if lifted < maxFailedMessages {
+			scores[i] = max(scores[i], failedMessageShare*scores[v])
+			lifted++
+		}
+	}
+}
+
+// failedMessageShare is a failing test's message's score as a share of its "--- FAIL" line's,
+// and maxFailedMessages the most message lines of one verdict lifted, nearest it first.
+const (
+	failedMessageShare = 0.95
+	maxFailedMessages  = 40
+)
 
 // testMessageWeight is the failure weight of a test's own failure message
 // (engine.TestFailureMessage).

@@ -272,3 +272,70 @@ func failures(lines []string) ([]float64, []uint64) {
 	}
 	return fail, shape
 }
+
+// TestGoTestSummary: go test's account of a failing package, "FAIL" alone or with the
+// package and its time, restates the failures above it; other tools' FAIL lines are not it.
+func TestGoTestSummary(t *testing.T) {
+	for l, want := range map[string]bool{
+		"FAIL":                              true,
+		"FAIL\r":                            true,
+		"\x1b[31mFAIL\x1b[0m":               true, // gotestsum and others colour it
+		"FAIL\texample.com/svc/pkg3\t31.2s": true,
+		"FAIL\texample.com/svc/pkg3 [build failed]": true,
+		"--- FAIL: TestThing (0.01s)":               false,
+		" FAIL  src/app.test.js":                    false, // jest
+		"FAILED (failures=1)":                       false, // unittest
+		"FAIL: test_parse":                          false, // automake's test driver
+		"    --- FAIL: TestOuter/inner (0.00s)":     false,
+		"ok  \texample.com/svc/pkg7\t0.41s":         false,
+	} {
+		assert.Equal(t, want, goTestSummary(l), "%q", l)
+	}
+}
+
+// TestLiftFailedTestMessagesCapped: a failing test's messages rank with its verdict, the
+// maxFailedMessages nearest it only, whatever other output comes between them; another
+// test's messages count on their own.
+func TestLiftFailedTestMessagesCapped(t *testing.T) {
+	const n = 200
+	failedAt := make([]int32, n)
+	scores := make([]float64, n)
+	for i := range failedAt {
+		failedAt[i] = -1
+		scores[i] = 0.1
+	}
+	// Test A: 50 messages on every other line (the code's own output between them) above its
+	// verdict at 199.
+	for i := 98; i < 198; i += 2 {
+		failedAt[i] = 199
+	}
+	scores[199] = 0.8
+	// Test B: 3 messages just above its verdict at 60.
+	failedAt[57], failedAt[58], failedAt[59] = 60, 60, 60
+	failedAt[60] = -1
+	scores[60] = 0.6
+	liftFailedTestMessages(scores, failedAt)
+	a := failedAtOf(failedAt, 199)
+	require.Len(t, a, 50)
+	for k, i := range a {
+		want := 0.1
+		if k >= len(a)-maxFailedMessages {
+			want = failedMessageShare * 0.8
+		}
+		assert.InDelta(t, want, scores[i], 1e-12, "test A's message at %d", i)
+	}
+	for _, i := range []int{57, 58, 59} {
+		assert.InDelta(t, failedMessageShare*0.6, scores[i], 1e-12, "test B's message at %d", i)
+	}
+}
+
+// failedAtOf lists the lines whose verdict is v, in order.
+func failedAtOf(failedAt []int32, v int32) []int {
+	var out []int
+	for i, f := range failedAt {
+		if f == v {
+			out = append(out, i)
+		}
+	}
+	return out
+}
