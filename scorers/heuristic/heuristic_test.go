@@ -590,6 +590,33 @@ func TestLogsFailedTestMessagesComeWithTheirVerdict(t *testing.T) {
 	}
 }
 
+// TestLogsGoBuildFailureIsNoRestatement: a package that did not build is reported by
+// "FAIL\t<package> [build failed]" under the compiler's messages, which hold no failure word
+// ("undefined: …", "declared and not used: …"). The messages are failures by their shape
+// (goDiagnostic), and the report, unlike a tested package's summary, is no restatement: both
+// rank above the passing packages after them.
+func TestLogsGoBuildFailureIsNoRestatement(t *testing.T) {
+	var lines []string
+	for p := range 30 {
+		if p == 12 {
+			lines = append(lines, "# example.com/svc/config [example.com/svc/config.test]",
+				"config/load.go:41:9: undefined: yaml.UnmarshalStrict",
+				"config/load.go:57:2: declared and not used: port",
+				"FAIL\texample.com/svc/config [build failed]")
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("ok  \texample.com/svc/pkg%d\t0.%02ds", p, p))
+	}
+	lines = append(lines, "FAIL")
+	s := score(t, engine.SourceLogs, "why is CI red", lines)
+	const report, lastOK = 15, 32
+	require.Equal(t, "FAIL\texample.com/svc/config [build failed]", lines[report])
+	require.Equal(t, "ok  \texample.com/svc/pkg29\t0.29s", lines[lastOK])
+	for _, i := range []int{report - 2, report - 1, report} {
+		assert.Greater(t, s[i], s[lastOK], "line %d above the last passing package", i+1)
+	}
+}
+
 // TestDiffsKeepTheirHeaders: a diff, sent as any source type, is read as code: a changed line
 // the goal names ranks above the same words in a context line, and the line naming its file
 // and its hunk's "@@" line rank above it, so a budget that buys the change buys where it is.

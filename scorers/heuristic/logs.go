@@ -158,7 +158,7 @@ func passMark(l string) bool {
 // scoreLogs counts. Each line alone: the scan runs it on every processor.
 func logLine(l string, hashes []termHash) (fail float64, shape uint64) {
 	fail = lineFailure(l, hashes)
-	if fail < testMessageWeight && engine.TestFailureMessage(l) {
+	if fail < testMessageWeight && (engine.TestFailureMessage(l) || goDiagnostic(l)) {
 		fail = testMessageWeight
 	}
 	if fail <= 0 {
@@ -430,11 +430,47 @@ func npmEpilogue(l string) bool {
 	return strings.HasPrefix(rest[skipNonWord(rest, 0):], "ERR!")
 }
 
-// goTestSummary reports whether l is go test's account of a package that failed, printed
-// after the package's own output said why: "FAIL" alone (colour codes and a carriage return
-// aside) or "FAIL\t<package>\t<time or [build failed]>". The last such line ends every
+// goDiagnostic reports whether l is a message of the Go compiler or of go vet and the
+// linters that print as it does: "path/x.go:LINE:COL: message" at the line's start. Go's
+// compiler writes no failure word ("undefined: yaml.UnmarshalStrict", "declared and not used:
+// port"), so without its shape a build failure's messages scored as chatter. Both numbers are
+// required: a program's log.Lshortfile lines ("main.go:42: starting") have only the line.
+func goDiagnostic(l string) bool {
+	// It runs on most lines of a log: only the first word is read, and most first words do
+	// not end in ':' ("a.go:1:2:" is the shortest that can).
+	if l == "" || l[0] == ' ' || l[0] == '\t' {
+		return false
+	}
+	sp := strings.IndexByte(l, ' ')
+	if sp < len("a.go:1:2:") || l[sp-1] != ':' {
+		return false
+	}
+	first := l[:sp]
+	k := strings.Index(first, ".go:")
+	if k <= 0 {
+		return false
+	}
+	i := k + len(".go:")
+	for _, end := range [...]byte{':', ':'} {
+		j := i
+		for i < len(l) && isDigit(l[i]) {
+			i++
+		}
+		if i == j || i >= len(l) || l[i] != end {
+			return false
+		}
+		i++
+	}
+	return i < len(l) && l[i] == ' '
+}
+
+// goTestSummary reports whether l is go test's account of a package whose tests failed,
+// printed after its "--- FAIL" lines said which and why: "FAIL" alone (colour codes and a
+// carriage return aside) or "FAIL\t<package>\t<time>". The last such line ends every
 // failing run of many packages, and read as the last failure it drew the log's end, the
-// passing packages' "ok" lines, above the failing test in the middle.
+// passing packages' "ok" lines, above the failing test in the middle. A package that did
+// not build ("FAIL\t<package> [build failed]", "[setup failed]") is not restated: the
+// compiler's messages above it hold no failure word, and it is what says they failed.
 func goTestSummary(l string) bool {
 	i := skipNonWord(l, 0)
 	rest, ok := strings.CutPrefix(l[i:], "FAIL")
@@ -445,7 +481,7 @@ func goTestSummary(l string) bool {
 		rest = rest[engine.SkipEscape(rest, 0):]
 	}
 	rest = strings.TrimRight(rest, "\r")
-	return rest == "" || rest[0] == '\t'
+	return rest == "" || rest[0] == '\t' && !strings.HasSuffix(rest, " failed]")
 }
 
 // failedStepEnd returns the line that reports the last failed step of a CI log, or the last

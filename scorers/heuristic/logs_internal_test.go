@@ -281,7 +281,8 @@ func TestGoTestSummary(t *testing.T) {
 		"FAIL\r":                            true,
 		"\x1b[31mFAIL\x1b[0m":               true, // gotestsum and others colour it
 		"FAIL\texample.com/svc/pkg3\t31.2s": true,
-		"FAIL\texample.com/svc/pkg3 [build failed]": true,
+		"FAIL\texample.com/svc/pkg3 [build failed]": false, // the compiler's messages hold no failure word
+		"FAIL\texample.com/svc/pkg3 [setup failed]": false,
 		"--- FAIL: TestThing (0.01s)":               false,
 		" FAIL  src/app.test.js":                    false, // jest
 		"FAILED (failures=1)":                       false, // unittest
@@ -338,4 +339,23 @@ func failedAtOf(failedAt []int32, v int32) []int {
 		}
 	}
 	return out
+}
+
+// TestGoDiagnostic: the Go compiler's and go vet's "file.go:LINE:COL: message" lines, and
+// not a program's log.Lshortfile lines, a stack frame's position or an indented message.
+func TestGoDiagnostic(t *testing.T) {
+	for l, want := range map[string]bool{
+		"internal/config/load.go:41:9: undefined: yaml.UnmarshalStrict":     true,
+		"./main.go:7:2: declared and not used: port":                        true,
+		"x_test.go:12:3: printf: Sprintf format %d has arg s of wrong type": true,
+		"main.go:42: starting server":                                       false, // log.Lshortfile
+		"\t/home/u/go/src/app/main.go:42 +0x1d":                             false, // a stack frame
+		"    thing_test.go:142: expected 200":                               false, // a test's message (engine.TestFailureMessage)
+		"see docs/setup.go:1:2: for more":                                   false,
+		"main.go:41:9:":                                                     false,
+		"main.go::9: x":                                                     false,
+		".go:1:2: x":                                                        false,
+	} {
+		assert.Equal(t, want, goDiagnostic(l), "%q", l)
+	}
 }
