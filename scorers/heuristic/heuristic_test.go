@@ -617,6 +617,50 @@ func TestLogsGoBuildFailureIsNoRestatement(t *testing.T) {
 	}
 }
 
+// TestLogsGoPanicKeepsTheProgramFrame: a test's panic in the middle of a go test run prints
+// the runtime's and the test harness's frames first, then the program's. The program's first
+// call and its place rank with the panic, above the trace's header, the harness's frames and
+// the passing packages after them; before, the trace ended at its first frame (Go's calls
+// hold no "at "), and the program's frames scored below the log's tail.
+func TestLogsGoPanicKeepsTheProgramFrame(t *testing.T) {
+	var lines []string
+	for p := range 9 {
+		lines = append(lines, fmt.Sprintf("ok  \texample.com/svc/pkg%d\t0.0%ds", p, p))
+	}
+	lines = append(lines, "=== RUN   TestCache", "--- FAIL: TestCache (0.00s)",
+		"panic: runtime error: invalid memory address or nil pointer dereference [recovered]",
+		"\tpanic: runtime error: invalid memory address or nil pointer dereference",
+		"[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x5d1a2f]",
+		"",
+		"goroutine 7 [running]:",
+		"testing.tRunner.func1.2({0x61c0e0, 0x8a3c40})",
+		"\t/usr/local/go/src/testing/testing.go:1545 +0x238",
+		"panic({0x61c0e0?, 0x8a3c40?})",
+		"\t/usr/local/go/src/runtime/panic.go:914 +0x21f",
+		"example.com/svc/cache.(*LRU).Get(0x0, {0x64a1b3, 0x3})",
+		"\t/work/svc/cache/lru.go:42 +0x2f",
+		"example.com/svc/cache.TestCache(0xc000007860)",
+		"\t/work/svc/cache/lru_test.go:15 +0x45",
+		"FAIL\texample.com/svc/cache\t0.012s")
+	for p := 10; p < 20; p++ {
+		lines = append(lines, fmt.Sprintf("ok  \texample.com/svc/pkg%d\t0.0%ds", p, p%10))
+	}
+	lines = append(lines, "FAIL")
+	s := score(t, engine.SourceLogs, "why is CI red", lines)
+	call := slices.Index(lines, "example.com/svc/cache.(*LRU).Get(0x0, {0x64a1b3, 0x3})")
+	harness := slices.Index(lines, "testing.tRunner.func1.2({0x61c0e0, 0x8a3c40})")
+	header := slices.Index(lines, "goroutine 7 [running]:")
+	require.Positive(t, call)
+	for _, i := range []int{call, call + 1} {
+		assert.Greater(t, s[i], s[header], "%q above the trace's header, so a small budget buys it first", lines[i])
+		assert.Greater(t, s[i], s[harness], "%q above the harness's frame", lines[i])
+		assert.Greater(t, s[i], s[harness+1], "%q above the harness's place", lines[i])
+		for j := call + 5; j < len(lines)-1; j++ {
+			assert.Greater(t, s[i], s[j], "%q above %q", lines[i], lines[j])
+		}
+	}
+}
+
 // TestDiffsKeepTheirHeaders: a diff, sent as any source type, is read as code: a changed line
 // the goal names ranks above the same words in a context line, and the line naming its file
 // and its hunk's "@@" line rank above it, so a budget that buys the change buys where it is.

@@ -272,6 +272,9 @@ func traceLine(l string) (blank, frame bool) {
 		case c == 0x1b:
 			i = engine.SkipEscape(l, i)
 		default:
+			if goFrame(strings.TrimRight(l[i:], "\r")) {
+				return false, true
+			}
 			if !strings.HasPrefix(l[i:], "at ") || i+3 >= len(l) || l[i+3] == ' ' || isDigit(l[i+3]) {
 				return false, false
 			}
@@ -287,6 +290,75 @@ func traceLine(l string) (blank, frame bool) {
 	}
 	return true, false
 }
+
+// goFrame reports whether t (a line past its indentation) is part of a Go goroutine trace, as
+// a panic or a test's timeout prints it: the "goroutine 7 [running]:" header, a call
+// ("example.com/svc/cache.(*LRU).Get(0x0, {0x64a1b3, 0x3})", "panic({0x61c0e0?, ...})",
+// "created by net/http.(*Server).Serve in goroutine 1") or its place
+// ("/work/svc/cache/lru.go:42 +0x2f"). Go's calls are not indented and hold no "at ", so a
+// panic's trace closed at its first frame.
+func goFrame(t string) bool {
+	switch {
+	case strings.HasPrefix(t, "goroutine ") && strings.HasSuffix(t, "]:"):
+		return true
+	case strings.HasPrefix(t, "created by "):
+		return true
+	}
+	if k := strings.Index(t, ".go:"); k > 0 && strings.IndexByte(t[:k], ' ') < 0 {
+		j := k + len(".go:")
+		d := j
+		for d < len(t) && isDigit(t[d]) {
+			d++
+		}
+		return d > j && (d == len(t) || strings.HasPrefix(t[d:], " +0x"))
+	}
+	if !strings.HasSuffix(t, ")") {
+		return false
+	}
+	// The call's arguments open at the parenthesis that the last one closes: a method's
+	// receiver has its own, "cache.(*LRU).Get(0x0)".
+	depth, p := 0, -1
+	for i := len(t) - 1; i >= 0 && p < 0; i-- {
+		switch t[i] {
+		case ')':
+			depth++
+		case '(':
+			if depth--; depth == 0 {
+				p = i
+			}
+		}
+	}
+	if p <= 0 || strings.IndexByte(t[:p], ' ') >= 0 {
+		return false
+	}
+	name := t[:p]
+	return name == "panic" || strings.Contains(name, ".") && !strings.HasSuffix(name, ".")
+}
+
+// Kinds of Go trace lines (goFrameOf).
+const (
+	goNone    = iota // not a Go frame
+	goRuntime        // the runtime's or the testing package's (GOROOT's) frame
+	goProgram        // the program's own call or place
+)
+
+// goFrameOf says whose frame a trace line is, when it is a Go frame: the runtime's and the
+// test harness's (a call of runtime., testing. or panic, a place under GOROOT's src/runtime
+// or src/testing) or the program's.
+func goFrameOf(l string) int {
+	t := strings.TrimRight(strings.TrimLeft(l, " \t"), "\r")
+	if !goFrame(t) || strings.HasPrefix(t, "goroutine ") {
+		return goNone
+	}
+	if strings.HasPrefix(t, "runtime.") || strings.HasPrefix(t, "testing.") || strings.HasPrefix(t, "panic(") ||
+		strings.HasPrefix(t, "created by testing.") || strings.Contains(t, "/src/runtime/") || strings.Contains(t, "/src/testing/") {
+		return goRuntime
+	}
+	return goProgram
+}
+
+// runtimeFrameShare is the share of a trace's lift a Go runtime or testing frame gets.
+const runtimeFrameShare = 0.6
 
 // spreadTraces lifts the stack frames below a failure line ("at Verify-Equal, …/x.ps1:16",
 // "at Object.<anonymous> (test.js:3:9)"), across blank lines and up to traceLead lines of the
@@ -310,12 +382,12 @@ func spreadTraces(lines []string, fail, out, s []float64) {
 	type waiting struct{ line, nb int }
 	var pending []waiting
 	active, framed := false, false
-	base, nb, others, opened := 0.0, 0, 0, 0
+	base, nb, others, opened, program := 0.0, 0, 0, 0, 0
 	lift := func(j, nb int) { s[j] = max(s[j], min(1, base*decayAt[min(nb, maxBlockSpan-1)])) }
 	for j := range lines {
 		if fail[j] >= 0.5 {
 			active, framed = true, false
-			base, nb, others, opened = out[j], 0, 0, j
+			base, nb, others, opened, program = out[j], 0, 0, j, 0
 			pending = pending[:0]
 			continue
 		}
@@ -337,7 +409,20 @@ func spreadTraces(lines []string, fail, out, s []float64) {
 				lift(w.line, w.nb)
 			}
 			pending = pending[:0]
-			lift(j, nb)
+			switch g := goFrameOf(lines[j]); {
+			case g == goRuntime:
+				// A Go panic's first frames are the runtime's and the test harness's own.
+				s[j] = max(s[j], min(1, runtimeFrameShare*base*decayAt[min(nb, maxBlockSpan-1)]))
+			case g == goProgram && program < 2:
+				// The program's first call and its place: where it broke. They rank with
+				// the failure that opened the trace as it scores after spreading, since the
+				// runtime's frames before them have kept the lift's decay from reaching them
+				// whole.
+				s[j] = max(s[j], s[opened], min(1, base))
+				program++
+			default:
+				lift(j, nb)
+			}
 		case framed || others >= traceLead:
 			active = false
 		default:

@@ -359,3 +359,28 @@ func TestGoDiagnostic(t *testing.T) {
 		assert.Equal(t, want, goDiagnostic(l), "%q", l)
 	}
 }
+
+// TestGoFrame: the lines of a Go goroutine trace, whose calls are not indented and hold no
+// "at ", and whose frames are the runtime's or the program's.
+func TestGoFrame(t *testing.T) {
+	for l, want := range map[string]int{
+		"goroutine 7 [running]:":                                 goNone, // a frame line, but no one's frame
+		"testing.tRunner.func1.2({0x61c0e0, 0x8a3c40})":          goRuntime,
+		"\t/usr/local/go/src/testing/testing.go:1545 +0x238":     goRuntime,
+		"panic({0x61c0e0?, 0x8a3c40?})":                          goRuntime,
+		"\t/usr/local/go/src/runtime/panic.go:914 +0x21f":        goRuntime,
+		"example.com/svc/cache.(*LRU).Get(0x0, {0x64a1b3, 0x3})": goProgram,
+		"\t/work/svc/cache/lru.go:42 +0x2f":                      goProgram,
+		"main.main()":                                            goProgram,
+		"created by net/http.(*Server).Serve in goroutine 1":     goProgram,
+		"\t/work/svc/main.go:12":                                 goProgram,
+		"expect(cart.total()).toBe(90);":                         goNone,
+		"Expected: foo(bar)":                                     goNone,
+		"cache.(":                                                goNone,
+		"main.go:42: starting server":                            goNone,
+		"(x)":                                                    goNone,
+	} {
+		assert.Equal(t, want, goFrameOf(l), "%q", l)
+	}
+	assert.True(t, goFrame("goroutine 7 [running]:"))
+}
