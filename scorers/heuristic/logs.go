@@ -261,8 +261,8 @@ func scoreLogs(lines []string, a *Analysis, fail []float64, shape []uint64) []fl
 // traceLine reads l past indentation, carriage returns and colour codes, and reports whether
 // nothing else is left (blank) or it is a stack frame: "at ", a name (not a number), and a
 // place (":" and a line number, C#'s ":line 42", or a runtime's "Native Method", "Unknown
-// Source", "<anonymous>") as JavaScript, Java, C# and PowerShell print them; prose such as "at
-// least one test failed" has no place.
+// Source", "<anonymous>") as JavaScript, Java, C# and PowerShell print them, or a line of a Go
+// goroutine trace (goFrame); prose such as "at least one test failed" has no place.
 func traceLine(l string) (blank, frame bool) {
 	i := 0
 	for i < len(l) {
