@@ -306,10 +306,7 @@ func goFrame(t string) bool {
 	}
 	if k := strings.Index(t, ".go:"); k > 0 && strings.IndexByte(t[:k], ' ') < 0 {
 		j := k + len(".go:")
-		d := j
-		for d < len(t) && isDigit(t[d]) {
-			d++
-		}
+		d := digitsEnd(t, j)
 		return d > j && (d == len(t) || strings.HasPrefix(t[d:], " +0x"))
 	}
 	if !strings.HasSuffix(t, ")") {
@@ -383,7 +380,9 @@ func spreadTraces(lines []string, fail, out, s []float64) {
 	var pending []waiting
 	active, framed := false, false
 	base, nb, others, opened, program := 0.0, 0, 0, 0, 0
-	lift := func(j, nb int) { s[j] = max(s[j], min(1, base*decayAt[min(nb, maxBlockSpan-1)])) }
+	lift := func(j, nb int, share float64) {
+		s[j] = max(s[j], min(1, share*base*decayAt[min(nb, maxBlockSpan-1)]))
+	}
 	for j := range lines {
 		if fail[j] >= 0.5 {
 			active, framed = true, false
@@ -406,13 +405,13 @@ func spreadTraces(lines []string, fail, out, s []float64) {
 			nb++
 			framed = true
 			for _, w := range pending {
-				lift(w.line, w.nb)
+				lift(w.line, w.nb, 1)
 			}
 			pending = pending[:0]
 			switch g := goFrameOf(lines[j]); {
 			case g == goRuntime:
 				// A Go panic's first frames are the runtime's and the test harness's own.
-				s[j] = max(s[j], min(1, runtimeFrameShare*base*decayAt[min(nb, maxBlockSpan-1)]))
+				lift(j, nb, runtimeFrameShare)
 			case g == goProgram && program < 2:
 				// The program's first call and its place: where it broke. They rank with
 				// the failure that opened the trace as it scores after spreading, since the
@@ -421,7 +420,7 @@ func spreadTraces(lines []string, fail, out, s []float64) {
 				s[j] = max(s[j], s[opened], min(1, base))
 				program++
 			default:
-				lift(j, nb)
+				lift(j, nb, 1)
 			}
 		case framed || others >= traceLead:
 			active = false
@@ -536,17 +535,22 @@ func goDiagnostic(l string) bool {
 		return false
 	}
 	i := k + len(".go:")
-	for _, end := range [...]byte{':', ':'} {
-		j := i
-		for i < len(l) && isDigit(l[i]) {
-			i++
-		}
-		if i == j || i >= len(l) || l[i] != end {
+	for range 2 { // "LINE:", then "COL:"
+		j := digitsEnd(l, i)
+		if j == i || j >= len(l) || l[j] != ':' {
 			return false
 		}
-		i++
+		i = j + 1
 	}
 	return i < len(l) && l[i] == ' '
+}
+
+// digitsEnd returns the index past the run of ASCII digits that starts at s[i].
+func digitsEnd(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
 }
 
 // goTestSummary reports whether l is go test's account of a package whose tests failed,
