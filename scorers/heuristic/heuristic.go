@@ -125,6 +125,7 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 		scores = scoreLogs(lines, a, fail, shape)
 		a.LiftCovering(scores)
 		liftFailedTestMessages(scores, failedAt)
+		liftRaceReports(lines, fail, scores)
 	case engine.SourceDocs:
 		scores = scoreStructured(lines, a, docsWeights)
 		a.LiftGoalKinds(lines, scores, false)

@@ -661,6 +661,93 @@ func TestLogsGoPanicKeepsTheProgramFrame(t *testing.T) {
 	}
 }
 
+// TestLogsRaceReportComesWithItsVerdict: go test -race in the middle of a run of many
+// packages prints the race report, then the test's verdict. The report's header, the racing
+// accesses and their program frames rank with the verdict, above the package's "FAIL" lines
+// and every passing package, and the accesses above the goroutines' creation; before, "warning"
+// weighed little and the report scored by its place in the log, so a small budget kept the
+// verdict and cut where the race is.
+func TestLogsRaceReportComesWithItsVerdict(t *testing.T) {
+	var lines []string
+	for p := range 30 {
+		lines = append(lines, fmt.Sprintf("ok  \texample.com/shop/pkg%d\t0.%02ds", p, p))
+	}
+	report := len(lines)
+	lines = append(lines, "==================",
+		"WARNING: DATA RACE",
+		"Write at 0x00c0000a4010 by goroutine 8:",
+		"  runtime.mapassign_faststr()",
+		"      /usr/local/go/src/runtime/map_faststr.go:223 +0x0",
+		"  example.com/shop/cache.(*LRU).Put()",
+		"      /work/shop/cache/lru.go:58 +0x84",
+		"",
+		"Previous read at 0x00c0000a4010 by goroutine 7:",
+		"  example.com/shop/cache.(*LRU).Get()",
+		"      /work/shop/cache/lru.go:42 +0x5c",
+		"",
+		"Goroutine 8 (running) created at:",
+		"  example.com/shop/cache.TestConcurrentAccess()",
+		"      /work/shop/cache/lru_test.go:29 +0x1a4",
+		"  testing.tRunner()",
+		"      /usr/local/go/src/testing/testing.go:1689 +0x184",
+		"==================",
+		"--- FAIL: TestConcurrentAccess (0.00s)",
+		"    testing.go:1398: race detected during execution of test",
+		"FAIL",
+		"FAIL\texample.com/shop/cache\t0.041s")
+	after := len(lines) - 2
+	for p := 30; p < 60; p++ {
+		lines = append(lines, fmt.Sprintf("ok  \texample.com/shop/pkg%d\t0.%02ds", p, p))
+	}
+	lines = append(lines, "FAIL")
+	s := score(t, engine.SourceLogs, "why is CI red", lines)
+	finding := []int{report + 1, report + 2, report + 5, report + 6, report + 8, report + 9, report + 10}
+	creation := report + 13
+	for _, i := range finding {
+		for j := after; j < len(lines); j++ {
+			assert.Greater(t, s[i], s[j], "%q above %q", lines[i], lines[j])
+		}
+		for j := range report {
+			assert.Greater(t, s[i], s[j], "%q above %q", lines[i], lines[j])
+		}
+		assert.Greater(t, s[i], s[creation], "%q above where the goroutine began", lines[i])
+	}
+	assert.Greater(t, s[report+5], s[report+3], "the program's frame above the runtime's")
+}
+
+// TestLogsRaceReportInAProgramsLog: a program built with -race reports a race in the middle
+// of its own log, and no test verdict follows. The report's header weighs as a failure, so it
+// and the racing accesses rank above the log's lines, its tail among them.
+func TestLogsRaceReportInAProgramsLog(t *testing.T) {
+	var lines []string
+	for k := range 60 {
+		lines = append(lines, fmt.Sprintf("2024/03/01 10:00:%02d INFO request path=/api/items/%d status=200", k, k))
+	}
+	report := len(lines)
+	lines = append(lines, "==================",
+		"WARNING: DATA RACE",
+		"Write at 0x00c0000a4010 by goroutine 8:",
+		"  example.com/shop/cache.(*LRU).Put()",
+		"      /work/shop/cache/lru.go:58 +0x84",
+		"",
+		"Previous read at 0x00c0000a4010 by goroutine 7:",
+		"  example.com/shop/cache.(*LRU).Get()",
+		"      /work/shop/cache/lru.go:42 +0x5c",
+		"==================")
+	for k := range 60 {
+		lines = append(lines, fmt.Sprintf("2024/03/01 10:01:%02d INFO request path=/api/items/%d status=200", k, k))
+	}
+	lines = append(lines, "Found 1 data race(s)", "exit status 66")
+	s := score(t, engine.SourceLogs, "why did the server crash", lines)
+	for _, i := range []int{report + 1, report + 2, report + 3, report + 4, report + 6, report + 7, report + 8} {
+		for j := range lines {
+			if j < report || j > report+9 && j < len(lines)-2 {
+				assert.Greater(t, s[i], s[j], "%q above %q", lines[i], lines[j])
+			}
+		}
+	}
+}
+
 // TestDiffsKeepTheirHeaders: a diff, sent as any source type, is read as code: a changed line
 // the goal names ranks above the same words in a context line, and the line naming its file
 // and its hunk's "@@" line rank above it, so a budget that buys the change buys where it is.

@@ -164,6 +164,9 @@ func logLine(l string, hashes []termHash) (fail float64, shape uint64) {
 	if fail <= 0 {
 		return fail, 0
 	}
+	if fail < 1 && raceHeader(l) {
+		fail = 1
+	}
 	if failureTally(l) || npmEpilogue(l) || goTestSummary(l) {
 		fail *= restatedShare
 	}
@@ -760,3 +763,83 @@ const (
 // testMessageWeight is the failure weight of a test's own failure message
 // (engine.TestFailureMessage).
 const testMessageWeight = 0.8
+
+// raceHeader reports whether l opens a race detector's report: Go's "WARNING: DATA RACE" or
+// ThreadSanitizer's "WARNING: ThreadSanitizer: data race". The race is why the test or the
+// program failed, but "warning" weighs little, and the report scored as chatter. Only lines
+// that hold a failure word are asked.
+func raceHeader(l string) bool {
+	return strings.Contains(l, "DATA RACE") || strings.Contains(l, "ThreadSanitizer: data race")
+}
+
+// raceSeparator reports whether l is the line of '=' that opens and closes a race report.
+func raceSeparator(l string) bool {
+	t := strings.TrimSpace(l)
+	return len(t) >= 10 && strings.Trim(t, "=") == ""
+}
+
+// liftRaceReports ranks a race detector's report, from its header (raceHeader) to the line of
+// '=' that closes it, with the verdict that follows it (the test's "--- FAIL" and "race
+// detected during execution of test", the strongest of the raceVerdictReach lines after the
+// report) or with its header when nothing stronger follows, top lines first: the header, the
+// racing accesses and their frames, then the goroutines' creation (raceCreationShare). A
+// report in the middle of a run of many packages scored by its place in the log, below the
+// verdict's "FAIL" lines and the passing packages after it: at 200 tokens the verdict was
+// kept and the report, which names the two accesses and where they are, was cut. A report
+// with no closing line within maxTraceSpan is left to the trace rules.
+func liftRaceReports(lines []string, fail, scores []float64) {
+	for h := 0; h < len(lines); h++ {
+		if fail[h] <= 0 || !raceHeader(lines[h]) {
+			continue
+		}
+		end := -1
+		for j := h + 1; j < len(lines) && j-h <= maxTraceSpan; j++ {
+			if raceSeparator(lines[j]) {
+				end = j
+				break
+			}
+		}
+		if end < 0 {
+			continue
+		}
+		ref := scores[h]
+		for j := end + 1; j < len(lines) && j-end <= raceVerdictReach; j++ {
+			ref = max(ref, scores[j])
+		}
+		v, share := raceShare*ref, 1.0
+		for j := h; j < end; j++ {
+			t := strings.TrimSpace(lines[j])
+			if t == "" {
+				continue
+			}
+			if raceCreation(t) {
+				share = raceCreationShare
+			}
+			w := share
+			if goFrameOf(t) == goRuntime {
+				w *= runtimeFrameShare
+			}
+			scores[j] = max(scores[j], w*v)
+			v *= raceDecay
+		}
+		h = end
+	}
+}
+
+// raceCreation reports whether t, a race report's trimmed line, opens the stack of where a
+// racing goroutine or thread was created: Go's "Goroutine 8 (running) created at:", TSan's
+// "Thread T1 (tid=…, running) created by main thread at:".
+func raceCreation(t string) bool {
+	return strings.HasSuffix(t, "created at:") || strings.HasPrefix(t, "Thread ") && strings.Contains(t, " created by ")
+}
+
+// A race report's lines score raceShare of its verdict's, less raceDecay for each line above
+// them, and its goroutines' creation stacks raceCreationShare of that: where the accesses are
+// is the finding, where their goroutines began is context. raceVerdictReach is how many lines
+// after the report may hold its verdict.
+const (
+	raceShare         = 0.95
+	raceDecay         = 0.99
+	raceCreationShare = 0.6
+	raceVerdictReach  = 8
+)

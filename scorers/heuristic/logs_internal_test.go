@@ -384,3 +384,39 @@ func TestGoFrame(t *testing.T) {
 	}
 	assert.True(t, goFrame("goroutine 7 [running]:"))
 }
+
+// TestRaceReportShape: the race detectors' headers weigh as failures, and the lines that open
+// a report's creation stacks and close it are read as such.
+func TestRaceReportShape(t *testing.T) {
+	for _, l := range []string{"WARNING: DATA RACE", "2024-03-01T10:00:00.1Z WARNING: DATA RACE", "WARNING: ThreadSanitizer: data race (pid=9187)"} {
+		f, _ := logLine(l, appendTerms(nil, l))
+		assert.Equal(t, 1.0, f, "%q", l)
+	}
+	f, _ := logLine("warning: data race free by construction", appendTerms(nil, "warning: data race free by construction"))
+	assert.Less(t, f, 0.5, "prose about races is no report")
+	assert.True(t, raceSeparator("=================="))
+	assert.True(t, raceSeparator("  ==================\r"))
+	assert.False(t, raceSeparator("====="), "too short to be the detector's")
+	assert.False(t, raceSeparator("== RUN =="))
+	assert.True(t, raceCreation("Goroutine 8 (running) created at:"))
+	assert.True(t, raceCreation("Thread T1 (tid=9189, running) created by main thread at:"))
+	assert.False(t, raceCreation("Previous write at 0x00c0000a4010 by goroutine 7:"))
+	assert.False(t, raceCreation("Thread T1 finished"))
+}
+
+// TestLiftRaceReportsNeedsItsEnd: a race header with no closing line within maxTraceSpan lifts
+// nothing: where the report ends is unknown.
+func TestLiftRaceReportsNeedsItsEnd(t *testing.T) {
+	lines := []string{"WARNING: DATA RACE", "Write at 0x1 by goroutine 8:", "  example.com/a.F()", "      /a/a.go:3 +0x1", "--- FAIL: TestF (0.00s)"}
+	fail := []float64{1, 0, 0, 0, 1}
+	scores := []float64{0.3, 0.1, 0.1, 0.1, 0.6}
+	liftRaceReports(lines, fail, scores)
+	assert.Equal(t, []float64{0.3, 0.1, 0.1, 0.1, 0.6}, scores)
+	lines = append(lines[:4:4], "==================", "--- FAIL: TestF (0.00s)")
+	fail = []float64{1, 0, 0, 0, 0, 1}
+	scores = []float64{0.3, 0.1, 0.1, 0.1, 0.1, 0.6}
+	liftRaceReports(lines, fail, scores)
+	assert.InDelta(t, 0.95*0.6, scores[0], 1e-9, "the header ranks with the verdict after the report")
+	assert.Greater(t, scores[3], 0.5)
+	assert.Equal(t, 0.1, scores[4], "the closing line is not lifted")
+}
