@@ -153,8 +153,9 @@ func passMark(l string) bool {
 }
 
 // logLine is what the line scan finds in line l of a log, whose terms are hashes: its
-// failure weight (lineFailure; a tally or npm's epilogue restates a failure told above it,
-// and keeps restatedShare of it) and, for a failure line, its shape (ShapeHash), which
+// failure weight (lineFailure; a tally, go test's package summary, npm's or a build tool's
+// epilogue restates a failure told above it, and keeps restatedShare of it; a race report's
+// header weighs as a failure) and, for a failure line, its shape (ShapeHash), which
 // scoreLogs counts. Each line alone: the scan runs it on every processor.
 func logLine(l string, hashes []termHash) (fail float64, shape uint64) {
 	fail = lineFailure(l, hashes)
@@ -167,7 +168,7 @@ func logLine(l string, hashes []termHash) (fail float64, shape uint64) {
 	if fail < 1 && raceHeader(l) {
 		fail = 1
 	}
-	if failureTally(l) || npmEpilogue(l) || goTestSummary(l) {
+	if failureTally(l) || npmEpilogue(l) || goTestSummary(l) || buildEpilogue(l) {
 		fail *= restatedShare
 	}
 	return fail, ShapeHash(l)
@@ -443,9 +444,9 @@ const (
 )
 
 // restatedShare is the share of its failure weight a line keeps when it restates a failure
-// (failureTally, npmEpilogue). In half of logs.dev's cases, test summaries with a count
-// ("Tests: 1 failed, 221 passed", "# fail 4", "Failures: 1") were never gold and npm's ERR!
-// lines 0 of 400, yet all of them ranked in the top tenth. At 0.5, logs.dev recall at 10 /
+// (failureTally, npmEpilogue, goTestSummary, buildEpilogue). In half of logs.dev's cases, test
+// summaries with a count ("Tests: 1 failed, 221 passed", "# fail 4", "Failures: 1") were
+// never gold and npm's ERR! lines 0 of 400, yet all of them ranked in the top tenth. At 0.5, logs.dev recall at 10 /
 // 20 / 30% moved +0.0035 / -0.0000 / +0.0001 (half A +0.0043 / -0.0000 / +0.0002, half B
 // +0.0027 / -0.0000 / +0.0001; cidiff 0 / 0 / +0.0027); tallies at 0.3 or 0 did no better on
 // half A.
@@ -515,6 +516,19 @@ func npmEpilogue(l string) bool {
 		return false
 	}
 	return strings.HasPrefix(rest[skipNonWord(rest, 0):], "ERR!")
+}
+
+// buildEpilogue reports whether l is a build tool's closing account of a failure that its
+// output above said more about: Gradle's "FAILURE: Build failed with an exception." and
+// "FAILURE: Build completed with 2 failures.", "BUILD FAILED in 48s" (Ant's and xcodebuild's
+// "BUILD FAILED" too), and the two causes Gradle states only by pointing up, "Compilation
+// failed; see the compiler error output for details." and "There were failing tests. See the
+// report at: …". In logs.dev these 37 lines of 12 Gradle logs held one gold line. Gradle's
+// own causes ("Execution failed for task …", "> Unable to create Root Module …") are no
+// restatement, nor are Maven's [ERROR] lines, which its logs' labels keep.
+func buildEpilogue(l string) bool {
+	return strings.Contains(l, "FAILURE: Build ") || strings.Contains(l, "BUILD FAILED") ||
+		strings.Contains(l, "Compilation failed; see the compiler error output") || strings.Contains(l, "There were failing tests. See the report")
 }
 
 // goDiagnostic reports whether l is a message of the Go compiler or of go vet and the

@@ -94,6 +94,24 @@ func TestLogsRestatedFailures(t *testing.T) {
 	assert.True(t, npmEpilogue("npm ERR! code ELIFECYCLE"))
 	assert.False(t, npmEpilogue("npm WARN deprecated request@2.88.2"))
 	assert.False(t, npmEpilogue("> eslint . && echo npm ERR!"))
+	for l, want := range map[string]bool{
+		"FAILURE: Build failed with an exception.":                               true,
+		"2022-06-16T13:41:36.0262878Z FAILURE: Build completed with 2 failures.": true,
+		"BUILD FAILED in 48s": true,
+		"** BUILD FAILED **":  true,
+		"> Compilation failed; see the compiler error output for details.":              true,
+		"> There were failing tests. See the report at: file:///build/index.html":       true,
+		"Execution failed for task ':cidiff:checkstyleMain'.":                           false,
+		"> Unable to create Root Module: config {/work/config/checkstyle.xml}":          false,
+		"[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin": false,
+		"Foo.java:47: error: cannot find symbol":                                        false,
+	} {
+		assert.Equal(t, want, buildEpilogue(l), "%q", l)
+		f, _ := logLine(l, appendTerms(nil, l))
+		if want {
+			assert.InDelta(t, restatedShare*failureOf(l), f, 1e-9, "%q keeps restatedShare of its weight", l)
+		}
+	}
 }
 
 // TestIsLogNoise: progress chatter and zero-count summaries mention failure words without
