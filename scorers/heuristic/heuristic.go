@@ -126,6 +126,7 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 		a.LiftCovering(scores)
 		liftFailedTestMessages(scores, failedAt)
 		liftRaceReports(lines, fail, scores)
+		liftTimedOutTests(lines, fail, scores)
 	case engine.SourceDocs:
 		scores = scoreStructured(lines, a, docsWeights)
 		a.LiftGoalKinds(lines, scores, false)

@@ -748,6 +748,74 @@ func TestLogsRaceReportInAProgramsLog(t *testing.T) {
 	}
 }
 
+// TestLogsTimedOutTestKeepsItsGoroutine: go test's timeout panic dumps every goroutine of the
+// test binary. The goroutine of the test it names under "running tests:" (or, without that
+// list, each one testing.(*T).Run started) ranks with the panic, above the harness's, the
+// HTTP clients' and the pools' goroutines and above the passing packages; before, only the
+// dump's first frames (the alarm's) were lifted, and no line of the hung test was kept at 20%
+// of the tokens. go test's FAIL summaries, a token or a few each, may rank above it.
+func TestLogsTimedOutTestKeepsItsGoroutine(t *testing.T) {
+	for _, listed := range []bool{true, false} {
+		var lines []string
+		for p := range 10 {
+			lines = append(lines, fmt.Sprintf("ok  \texample.com/shop/pkg%d\t0.%02ds", p, p))
+		}
+		panicAt := len(lines)
+		lines = append(lines, "panic: test timed out after 10m0s")
+		if listed {
+			lines = append(lines, "running tests:", "\tTestWorkerDrainsQueue/large_queue (10m0s)")
+		}
+		lines = append(lines, "", "goroutine 1841 [running]:",
+			"testing.(*M).startAlarm.func1()",
+			"\t/usr/local/go/src/testing/testing.go:2366 +0x385",
+			"created by time.goFunc",
+			"\t/usr/local/go/src/time/sleep.go:177 +0x2d",
+			"")
+		for g := range 12 {
+			lines = append(lines, fmt.Sprintf("goroutine %d [IO wait, 9 minutes]:", 20+g),
+				"internal/poll.runtime_pollWait(0x7f2c4c1e8f08, 0x72)",
+				"\t/usr/local/go/src/runtime/netpoll.go:345 +0x85",
+				"net/http.(*persistConn).readLoop(0xc0002c0000)",
+				"\t/usr/local/go/src/net/http/transport.go:2205 +0x8d",
+				fmt.Sprintf("created by net/http.(*Transport).dialConn in goroutine %d", 19+g),
+				"\t/usr/local/go/src/net/http/transport.go:1874 +0x154f",
+				"")
+		}
+		test := len(lines)
+		lines = append(lines, "goroutine 87 [chan send, 9 minutes]:",
+			"example.com/shop/worker.(*Pool).Drain(0xc0003a8000)",
+			"\t/work/shop/worker/pool.go:142 +0x1b4",
+			"example.com/shop/worker.TestWorkerDrainsQueue.func2(0xc0001a2680)",
+			"\t/work/shop/worker/pool_test.go:58 +0x2f1",
+			"testing.tRunner(0xc0001a2680, 0x6e2f60)",
+			"\t/usr/local/go/src/testing/testing.go:1689 +0xfb",
+			"created by testing.(*T).Run in goroutine 1",
+			"\t/usr/local/go/src/testing/testing.go:1742 +0x390",
+			"",
+			"goroutine 98 [select, 9 minutes]:",
+			"example.com/shop/metrics.(*Reporter).loop(0xc000212000)",
+			"\t/work/shop/metrics/reporter.go:77 +0x12c",
+			"created by example.com/shop/metrics.Start in goroutine 1",
+			"\t/work/shop/metrics/reporter.go:41 +0x8e",
+			"",
+			"FAIL\texample.com/shop/worker\t600.213s")
+		for p := 10; p < 20; p++ {
+			lines = append(lines, fmt.Sprintf("ok  \texample.com/shop/pkg%d\t0.%02ds", p, p))
+		}
+		lines = append(lines, "FAIL")
+		s := score(t, engine.SourceLogs, "why is CI red", lines)
+		for _, i := range []int{test, test + 1, test + 2, test + 3, test + 4} {
+			for j := range lines {
+				// go test's FAIL summaries restate the panic, as short lines near the end.
+				if (j < test || j >= test+9) && j != panicAt && !(listed && (j == panicAt+1 || j == panicAt+2)) && !strings.HasPrefix(lines[j], "FAIL") {
+					assert.Greater(t, s[i], s[j], "listed %v: %q above %q", listed, lines[i], lines[j])
+				}
+			}
+		}
+		assert.GreaterOrEqual(t, s[panicAt], s[test], "listed %v: the panic first", listed)
+	}
+}
+
 // TestDiffsKeepTheirHeaders: a diff, sent as any source type, is read as code: a changed line
 // the goal names ranks above the same words in a context line, and the line naming its file
 // and its hunk's "@@" line rank above it, so a budget that buys the change buys where it is.

@@ -3,6 +3,7 @@ package heuristic
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mcp-pruner/mcp-pruner/engine"
@@ -437,4 +438,25 @@ func TestLiftRaceReportsNeedsItsEnd(t *testing.T) {
 	assert.InDelta(t, 0.95*0.6, scores[0], 1e-9, "the header ranks with the verdict after the report")
 	assert.Greater(t, scores[3], 0.5)
 	assert.Equal(t, 0.1, scores[4], "the closing line is not lifted")
+}
+
+// TestRunsTest: a goroutine runs a named test when a frame is the test's function, a closure
+// in it or was created by it, not a test whose name only starts the same; with no name, when
+// testing.(*T).Run started it.
+func TestRunsTest(t *testing.T) {
+	names := []string{"TestFoo"}
+	for frames, want := range map[string]bool{
+		"example.com/x.TestFoo(0xc0001a2680)":                       true,
+		"example.com/x.TestFoo.func1.2()":                           true,
+		"created by example.com/x.TestFoo in goroutine 7":           true,
+		"example.com/x.TestFooBar(0xc0001a2680)":                    false,
+		"example.com/x.xTestFoo(0xc0001a2680)":                      false,
+		"example.com/x.TestFooBar(0x1)\nexample.com/x.TestFoo(0x2)": true,
+		"example.com/TestFooBar/x.TestFoo(0x1)":                     true, // the second mention
+		"created by testing.(*T).Run in goroutine 1":                false,
+	} {
+		assert.Equal(t, want, runsTest(strings.Split(frames, "\n"), names), "%q", frames)
+	}
+	assert.True(t, runsTest([]string{"created by testing.(*T).Run in goroutine 1"}, nil))
+	assert.False(t, runsTest([]string{"created by time.goFunc"}, nil))
 }
