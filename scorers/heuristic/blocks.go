@@ -81,6 +81,9 @@ func buildTree(lines []string) tree {
 	for i, l := range lines {
 		t.end[i] = int32(i + 1)
 		ind, first, plain := indentEnd(l)
+		if ind == 0 && first < len(l) && isDigit(l[first]) {
+			ind = gutterWidth(l, first)
+		}
 		if first == len(l) { // blank: inside whatever block is open
 			t.parent[i] = -1
 			if len(stack) > 0 {
@@ -136,4 +139,24 @@ func opensBlock(l string) bool {
 		return false
 	}
 	return false
+}
+
+// gutterWidth returns, for a line of a compiler's code excerpt whose line number starts the
+// line at l[first] ("88 |     let total: u64 = …", as rustc and GHC print them), the width
+// from the number to its '|', where the excerpt's other lines ("   |     ^^^ expected `u64`")
+// are indented: the number is the gutter, not the line's text, and read as text it closed the
+// diagnostic's block at the one line that shows the code. It returns 0 for any other line.
+// Excerpts indented as a whole (jest's, under its failure) keep the number's indentation:
+// their lines are inside the failure's block already, and reading the gutter as one more
+// level put them out of its reach (logs.dev lost 0.12 on two jest logs).
+func gutterWidth(l string, first int) int {
+	j := digitsEnd(l, first)
+	k := j
+	for k < len(l) && l[k] == ' ' {
+		k++
+	}
+	if k == j || k >= len(l) || l[k] != '|' {
+		return 0
+	}
+	return k - first
 }

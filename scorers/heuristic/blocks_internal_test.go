@@ -3,6 +3,8 @@ package heuristic
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // FuzzCloserAtIndentEnd: buildTree asks closesAt at the end of the indentation that
@@ -39,4 +41,37 @@ func isCloser(l string) bool {
 		i++
 	}
 	return closesAt(l, i)
+}
+
+// TestGutterIsIndentation: a compiler's excerpt line whose number starts the line ("88 | …")
+// is indented to its '|', as the excerpt's other lines are, so the excerpt stays inside its
+// diagnostic's block; a number that is the line's text, or an excerpt indented as a whole,
+// keeps its place.
+func TestGutterIsIndentation(t *testing.T) {
+	lines := []string{
+		"error[E0308]: mismatched types",
+		"  --> src/orders.rs:88:24",
+		"   |",
+		"88 |     let total: u64 = order.amount * qty;",
+		"   |                ---   ^^^ expected `u64`, found `u32`",
+		"",
+		"warning: unused import",
+	}
+	tr := buildTree(lines)
+	assert.Equal(t, int32(1), tr.parent[3], "the code line is in the location's block")
+	assert.Equal(t, int32(1), tr.parent[4], "and so is the line under it")
+	assert.Equal(t, int32(5), tr.end[0], "the diagnostic's block runs to its last line")
+	assert.Equal(t, int32(-1), tr.parent[6])
+	for l, want := range map[string]int{
+		"88 |     let x":     3,
+		"123 | x":            4,
+		"88|x":               0, // no space: not how a gutter is printed
+		"2024 release notes": 0,
+		"42":                 0,
+		"7 ||":               2,
+	} {
+		assert.Equal(t, want, gutterWidth(l, 0), "%q", l)
+	}
+	tr = buildTree([]string{"  ● renders", "      88 |   expect(x)", "         |   ^"})
+	assert.Equal(t, int32(1), tr.parent[2], "an indented excerpt keeps its number's indentation")
 }
