@@ -816,6 +816,42 @@ func TestLogsTimedOutTestKeepsItsGoroutine(t *testing.T) {
 	}
 }
 
+// TestLogsPytestReportComesWhole: a pytest failure report (the test's source with its ">"
+// line, the "E" lines, the place) ranks as one, with the short summary's line for that test,
+// above a long warnings summary between them; before, the report's source scored as chatter
+// and the warnings, nearer the log's end, outranked even its "E" lines.
+func TestLogsPytestReportComesWhole(t *testing.T) {
+	lines := []string{"============================= test session starts ==============================",
+		"collected 312 items", "",
+		"tests/test_billing.py ....................F............................. [ 33%]",
+		"tests/test_cart.py ...................................................... [100%]", "",
+		"=================================== FAILURES ===================================",
+		"\x1b[1m\x1b[31m_________________________ TestInvoice.test_total_rounding _________________________\x1b[0m", "",
+		"    def test_total_rounding(self):",
+		"        inv = Invoice(lines=[Line(amount=Decimal(\"10.005\"), qty=3)])",
+		">       assert inv.total == Decimal(\"30.02\")",
+		"E       AssertionError: assert Decimal('30.01') == Decimal('30.02')", "",
+		"tests/test_billing.py:88: AssertionError",
+		"=============================== warnings summary ==============================="}
+	report, reportEnd := 7, 15
+	for k := range 25 {
+		lines = append(lines, fmt.Sprintf("tests/test_cart.py::test_case_%d", k),
+			fmt.Sprintf("  /work/.venv/lib/python3.12/site-packages/sqlalchemy/orm/query.py:%d: DeprecationWarning: Query.get() is legacy", 1000+k),
+			"    return self._get_impl(ident, loading.load_on_pk_identity)", "")
+	}
+	lines = append(lines, "=========================== short test summary info ============================",
+		"\x1b[31mFAILED\x1b[0m tests/test_billing.py::TestInvoice::test_total_rounding - AssertionError: assert Decimal('30.01') == Decimal('30.02')",
+		"============ 1 failed, 311 passed, 25 warnings in 12.34s =============")
+	summary := len(lines) - 2
+	s := score(t, engine.SourceLogs, "which test fails and why", lines)
+	for i := report; i < reportEnd; i++ {
+		assert.GreaterOrEqual(t, s[i], 0.9*s[summary]-1e-9, "%q with the summary's line", lines[i])
+		for j := reportEnd; j < summary-1; j++ {
+			assert.Greater(t, s[i], s[j], "%q above %q", lines[i], lines[j])
+		}
+	}
+}
+
 // TestDiffsKeepTheirHeaders: a diff, sent as any source type, is read as code: a changed line
 // the goal names ranks above the same words in a context line, and the line naming its file
 // and its hunk's "@@" line rank above it, so a budget that buys the change buys where it is.

@@ -460,3 +460,39 @@ func TestRunsTest(t *testing.T) {
 	assert.True(t, runsTest([]string{"created by testing.(*T).Run in goroutine 1"}, nil))
 	assert.False(t, runsTest([]string{"created by time.goFunc"}, nil))
 }
+
+// TestPytestReportShape: a pytest failure report's header, its name as the short summary
+// gives it, and the rules that end it.
+func TestPytestReportShape(t *testing.T) {
+	for l, want := range map[string]bool{
+		"____________ test_unsorted_indices ____________":            true,
+		"\x1b[1m\x1b[31m_____ TestCart.test_total[2-3] _____\x1b[0m": true,
+		"_____ ERROR at setup of test_db _____\r":                    true,
+		"_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _":                    false,
+		"________________________________________":                   false,
+		"___init___":                false,
+		"  ____ test_indented ____": false,
+		"__________________________ summary __________________________": true,
+	} {
+		assert.Equal(t, want, pytestHeader(l), "%q", l)
+	}
+	for header, want := range map[string]string{
+		"_____ test_unsorted_indices _____":                  "test_unsorted_indices",
+		"\x1b[1m_____ TestCart.test_total[2-3] _____\x1b[0m": "test_total[2-3]",
+		"_____ test_ratio[0.5-1.5] _____":                    "test_ratio[0.5-1.5]",
+		"_____ ERROR at setup of TestDB.test_db _____":       "test_db",
+	} {
+		assert.Equal(t, want, pytestName(header), "%q", header)
+	}
+	m := pytestSummary([]string{
+		"FAILED tests/test_cart.py::TestCart::test_total[2-3] - AssertionError: assert 5 == 6",
+		"\x1b[31mERROR\x1b[0m tests/test_db.py::test_db - OSError",
+		"ERROR: could not install",
+		"FAILED tests/test_x.py",
+	}, []float64{0.8, 0.7, 0.6, 0.5})
+	assert.Equal(t, map[string]float64{"test_total[2-3]": 0.8, "test_db": 0.7}, m)
+	assert.True(t, pytestReportEnd("=========================== short test summary info ============================"))
+	assert.True(t, pytestReportEnd("---------- coverage: platform linux, python 3.12.2-final-0 -----------"))
+	assert.False(t, pytestReportEnd("----------------------------- Captured stdout call -----------------------------"))
+	assert.False(t, pytestReportEnd("E       AssertionError"))
+}

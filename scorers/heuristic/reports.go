@@ -3,6 +3,8 @@ package heuristic
 import (
 	"math"
 	"strings"
+
+	"github.com/mcp-pruner/mcp-pruner/engine"
 )
 
 // raceHeader reports whether l opens a race detector's report: Go's "WARNING: DATA RACE" or
@@ -188,4 +190,160 @@ func runsTest(frames []string, names []string) bool {
 		}
 	}
 	return false
+}
+
+// liftPytestSections ranks every line of a pytest failure report, from its header ("_____
+// test_unsorted_indices _____") to the next header, a "=====" rule or a dashed rule that is
+// not one of the test's captured outputs, at pytestShare of the report's best line or of the
+// test's line in the short summary ("FAILED tests/x.py::test_unsorted_indices - TypeError"),
+// whichever is higher. The report is the test's own source with the failing line marked ">",
+// the frames below it, the "E" lines and the locals: all of it says why the test failed
+// (logs.dev labels whole reports gold), yet only the "E" lines and the places hold failure
+// words, and the source around them scored as chatter (0.03 for the test's ">" line, against
+// 0.6 for its "E" line); and a long warnings summary after the reports put them far from the
+// log's end, below the summary that restates them. A report longer than maxPytestReport
+// lines is left as it is: its end was not found.
+func liftPytestSections(lines []string, scores []float64) {
+	n := len(lines)
+	var summary map[string]float64 // a failed test's name: its summary line's score
+	read := false
+	for i := 0; i < n; i++ {
+		if !pytestHeader(lines[i]) {
+			continue
+		}
+		if !read {
+			summary, read = pytestSummary(lines, scores), true
+		}
+		end := i + 1
+		for end < n && end-i <= maxPytestReport && !pytestHeader(lines[end]) && !pytestReportEnd(lines[end]) {
+			end++
+		}
+		if end-i > maxPytestReport {
+			i = end - 1
+			continue
+		}
+		ref := summary[pytestName(lines[i])]
+		for _, v := range scores[i:end] {
+			ref = max(ref, v)
+		}
+		for j := i; j < end; j++ {
+			scores[j] = max(scores[j], pytestShare*ref)
+		}
+		i = end - 1
+	}
+}
+
+// pytestSummary maps the tests that pytest's short summary reports failed ("FAILED
+// tests/x.py::TestCart::test_total[2-3] - AssertionError: …", "ERROR …") to their lines'
+// scores, by the name their report's header gives them (pytestName: the last part of the
+// node id).
+func pytestSummary(lines []string, scores []float64) map[string]float64 {
+	var m map[string]float64
+	for i, l := range lines {
+		if l == "" || l[0] != 'F' && l[0] != 'E' && l[0] != 0x1b {
+			continue
+		}
+		t := pytestText(l)
+		if strings.IndexByte(t, 0x1b) >= 0 { // "\x1b[31mFAILED\x1b[0m tests/…"
+			t = withoutEscapes(t)
+		}
+		rest, ok := strings.CutPrefix(t, "FAILED ")
+		if !ok {
+			if rest, ok = strings.CutPrefix(t, "ERROR "); !ok {
+				continue
+			}
+		}
+		id, _, _ := strings.Cut(rest, " - ")
+		k := strings.LastIndex(id, "::")
+		if k < 0 {
+			continue
+		}
+		if m == nil {
+			m = make(map[string]float64)
+		}
+		name := strings.TrimSpace(id[k+2:])
+		m[name] = max(m[name], scores[i])
+	}
+	return m
+}
+
+// pytestName is the test a report's header names, as its node id ends: "TestCart.test_total"
+// is the method test_total, "ERROR at setup of test_db" the test test_db.
+func pytestName(header string) string {
+	name := strings.Trim(strings.TrimRight(pytestTrim(header), " "), "_ ")
+	if k := strings.LastIndex(name, " of "); k >= 0 {
+		name = name[k+len(" of "):]
+	}
+	if k := strings.IndexByte(name, '['); k >= 0 { // a parameter may hold dots
+		if d := strings.LastIndexByte(name[:k], '.'); d >= 0 {
+			name = name[d+1:]
+		}
+	} else if d := strings.LastIndexByte(name, '.'); d >= 0 {
+		name = name[d+1:]
+	}
+	return name
+}
+
+// pytestShare is a pytest report's lines' score as a share of its best line's, and
+// maxPytestReport the longest report lifted.
+const (
+	pytestShare     = 0.9
+	maxPytestReport = 300
+)
+
+// pytestText returns l past its colour codes and a carriage return.
+func pytestText(l string) string {
+	for strings.HasPrefix(l, "\x1b") {
+		l = l[engine.SkipEscape(l, 0):]
+	}
+	return strings.TrimRight(l, "\r")
+}
+
+// pytestHeader reports whether l heads a pytest failure report: a name between runs of
+// underscores, "_____ test_name _____" (colour codes aside); the frames' separators are
+// "_ _ _ _".
+func pytestHeader(l string) bool {
+	if l == "" || l[0] != '_' && l[0] != 0x1b {
+		return false
+	}
+	t := pytestTrim(l)
+	if !strings.HasPrefix(t, "___") || !strings.HasSuffix(t, "___") {
+		return false
+	}
+	inner := strings.Trim(t, "_")
+	name := strings.TrimSpace(inner)
+	return len(inner) >= len(name)+2 && inner[0] == ' ' && inner[len(inner)-1] == ' ' && name != "" && !strings.Contains(name, "_ _")
+}
+
+// pytestReportEnd reports whether l ends a pytest failure report: a "=====" rule (the next
+// part of the session: warnings, the short summary) or a dashed rule other than a captured
+// output's ("----- Captured stdout call -----" belongs to the test; "---------- coverage:
+// …" does not).
+func pytestReportEnd(l string) bool {
+	t := pytestText(l)
+	return strings.HasPrefix(t, "=====") || strings.HasPrefix(t, "-----") && !strings.Contains(t, " Captured ")
+}
+
+// pytestTrim returns l past its colour codes at either end, a carriage return and spaces at
+// its end.
+func pytestTrim(l string) string {
+	t := strings.TrimRight(pytestText(l), " ")
+	for strings.HasSuffix(t, "m") && strings.LastIndexByte(t, 0x1b) >= 0 {
+		t = strings.TrimRight(t[:strings.LastIndexByte(t, 0x1b)], " ")
+	}
+	return t
+}
+
+// withoutEscapes returns l with its terminal control sequences removed.
+func withoutEscapes(l string) string {
+	var b strings.Builder
+	for i := 0; i < len(l); {
+		if l[i] == 0x1b {
+			i = engine.SkipEscape(l, i)
+			continue
+		}
+		b.WriteByte(l[i])
+		i++
+	}
+	return b.String()
 }
