@@ -303,7 +303,9 @@ func pytestText(l string) string {
 // underscores, "_____ test_name _____" (colour codes aside); the frames' separators are
 // "_ _ _ _".
 func pytestHeader(l string) bool {
-	if l == "" || l[0] != '_' && l[0] != 0x1b {
+	// It is asked of every line of a log: most start with neither byte, and a coloured line
+	// is read only when it holds the underscores.
+	if l == "" || l[0] != '_' && (l[0] != 0x1b || !strings.Contains(l, "___ ")) {
 		return false
 	}
 	t := pytestTrim(l)
