@@ -127,7 +127,7 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 		liftFailedTestMessages(scores, failedAt)
 		liftRaceReports(lines, fail, scores)
 		liftTimedOutTests(lines, fail, scores)
-		liftPytestSections(lines, scores)
+		liftTestReports(lines, scores)
 	case engine.SourceDocs:
 		scores = scoreStructured(lines, a, docsWeights)
 		a.LiftGoalKinds(lines, scores, false)

@@ -852,6 +852,36 @@ func TestLogsPytestReportComesWhole(t *testing.T) {
 	}
 }
 
+// TestLogsCargoTestReportComesWhole: what cargo test printed for a failing test, above its
+// panic, ranks with the panic, above the run's passing tests.
+func TestLogsCargoTestReportComesWhole(t *testing.T) {
+	lines := []string{"running 120 tests"}
+	for k := range 120 {
+		lines = append(lines, fmt.Sprintf("test tests::case_%03d ... ok", k))
+	}
+	lines = append(lines, "", "failures:", "")
+	report := len(lines)
+	lines = append(lines, "---- tests::grid_reset stdout ----",
+		"[49][0] Cell { c: ' ', fg: Named(Black), bg: Named(BrightRed) } => Cell { c: 'U' }",
+		"[49][1] Cell { c: 'L', fg: Named(Black), bg: Named(BrightRed) } => Cell { c: ' ' }",
+		"thread 'tests::grid_reset' panicked at alacritty_terminal/tests/ref.rs:125:9:",
+		"Ref test failed; grid doesn't match",
+		"note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+		"")
+	reportEnd := len(lines)
+	lines = append(lines, "", "failures:", "    tests::grid_reset", "",
+		"test result: FAILED. 119 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.41s", "",
+		"error: test failed, to rerun pass `--test ref`")
+	s := score(t, engine.SourceLogs, "which test fails and why", lines)
+	panicAt := report + 3
+	for i := report; i < reportEnd; i++ {
+		assert.GreaterOrEqual(t, s[i], 0.9*s[panicAt]-1e-9, "%q with the panic", lines[i])
+		for j := 1; j <= 120; j++ {
+			assert.Greater(t, s[i], s[j], "%q above %q", lines[i], lines[j])
+		}
+	}
+}
+
 // TestDiffsKeepTheirHeaders: a diff, sent as any source type, is read as code: a changed line
 // the goal names ranks above the same words in a context line, and the line naming its file
 // and its hunk's "@@" line rank above it, so a budget that buys the change buys where it is.

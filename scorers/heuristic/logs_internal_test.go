@@ -461,9 +461,9 @@ func TestRunsTest(t *testing.T) {
 	assert.False(t, runsTest([]string{"created by time.goFunc"}, nil))
 }
 
-// TestPytestReportShape: a pytest failure report's header, its name as the short summary
-// gives it, and the rules that end it.
-func TestPytestReportShape(t *testing.T) {
+// TestTestReportShape: pytest's and cargo test's failure reports' headers, a pytest test's
+// name as the short summary gives it, and the lines that end a report.
+func TestTestReportShape(t *testing.T) {
 	for l, want := range map[string]bool{
 		"____________ test_unsorted_indices ____________":            true,
 		"\x1b[1m\x1b[31m_____ TestCart.test_total[2-3] _____\x1b[0m": true,
@@ -495,4 +495,16 @@ func TestPytestReportShape(t *testing.T) {
 	assert.True(t, pytestReportEnd("---------- coverage: platform linux, python 3.12.2-final-0 -----------"))
 	assert.False(t, pytestReportEnd("----------------------------- Captured stdout call -----------------------------"))
 	assert.False(t, pytestReportEnd("E       AssertionError"))
+	for l, want := range map[string]bool{
+		"---- tests::parse_header stdout ----":                 true,
+		"\x1b[1m---- grid_reset stderr ----\x1b[0m":            true,
+		"---- grid_reset ----":                                 false,
+		"----------------------------------------------------": false,
+		"  ---- tests::parse stdout ----":                      false,
+	} {
+		assert.Equal(t, want, cargoHeader(l), "%q", l)
+	}
+	assert.True(t, cargoReportEnd("failures:"))
+	assert.True(t, cargoReportEnd("test result: FAILED. 118 passed; 1 failed; 0 ignored"))
+	assert.False(t, cargoReportEnd("thread 'tests::parse' panicked at src/lib.rs:10:5:"))
 }

@@ -192,46 +192,68 @@ func runsTest(frames []string, names []string) bool {
 	return false
 }
 
-// liftPytestSections ranks every line of a pytest failure report, from its header ("_____
-// test_unsorted_indices _____") to the next header, a "=====" rule or a dashed rule that is
-// not one of the test's captured outputs, at pytestShare of the report's best line or of the
-// test's line in the short summary ("FAILED tests/x.py::test_unsorted_indices - TypeError"),
-// whichever is higher. The report is the test's own source with the failing line marked ">",
-// the frames below it, the "E" lines and the locals: all of it says why the test failed
-// (logs.dev labels whole reports gold), yet only the "E" lines and the places hold failure
-// words, and the source around them scored as chatter (0.03 for the test's ">" line, against
-// 0.6 for its "E" line); and a long warnings summary after the reports put them far from the
-// log's end, below the summary that restates them. A report longer than maxPytestReport
-// lines is left as it is: its end was not found.
-func liftPytestSections(lines []string, scores []float64) {
+// liftTestReports ranks every line of a test's failure report, as pytest and cargo test print
+// them, at reportWhole of the report's best line or, for pytest, of the test's line in the
+// short summary ("FAILED tests/x.py::test_unsorted_indices - TypeError"), whichever is higher.
+//   - pytest: from the header ("_____ test_unsorted_indices _____") to the next header, a
+//     "=====" rule or a dashed rule that is not one of the test's captured outputs. The
+//     report is the test's own source with the failing line marked ">", the frames below
+//     it, the "E" lines and the locals.
+//   - cargo test: from "---- tests::parse stdout ----" to the next such header, "failures:"
+//     (the list of names that follows the reports) or "test result:". The report is what
+//     the test printed, then its panic.
+//
+// All of a report says why the test failed (logs.dev labels whole reports gold), yet only
+// the "E" lines, the panics and the places hold failure words, and the rest scored as chatter
+// (in scikit-learn's logs 0.03 for the test's ">" line, against 0.6 for its "E" line); and a
+// long warnings summary after pytest's reports put them far from the log's end, below the
+// summary that restates them. A report longer than maxTestReport lines is left as it is: its
+// end was not found.
+func liftTestReports(lines []string, scores []float64) {
 	n := len(lines)
-	var summary map[string]float64 // a failed test's name: its summary line's score
+	var summary map[string]float64 // a failed test's name: its pytest summary line's score
 	read := false
 	for i := 0; i < n; i++ {
-		if !pytestHeader(lines[i]) {
+		header, ends := pytestHeader, pytestReportEnd
+		pytest := pytestHeader(lines[i])
+		switch {
+		case pytest:
+			if !read {
+				summary, read = pytestSummary(lines, scores), true
+			}
+		case cargoHeader(lines[i]):
+			header, ends = cargoHeader, cargoReportEnd
+		default:
 			continue
 		}
-		if !read {
-			summary, read = pytestSummary(lines, scores), true
-		}
 		end := i + 1
-		for end < n && end-i <= maxPytestReport && !pytestHeader(lines[end]) && !pytestReportEnd(lines[end]) {
+		for end < n && end-i <= maxTestReport && !header(lines[end]) && !ends(lines[end]) {
 			end++
 		}
-		if end-i > maxPytestReport {
+		if end-i > maxTestReport {
 			i = end - 1
 			continue
 		}
-		ref := summary[pytestName(lines[i])]
+		ref := 0.0
+		if pytest {
+			ref = summary[pytestName(lines[i])]
+		}
 		for _, v := range scores[i:end] {
 			ref = max(ref, v)
 		}
 		for j := i; j < end; j++ {
-			scores[j] = max(scores[j], pytestShare*ref)
+			scores[j] = max(scores[j], reportWhole*ref)
 		}
 		i = end - 1
 	}
 }
+
+// reportWhole is a test report's lines' score as a share of its best line's, and
+// maxTestReport the longest report lifted.
+const (
+	reportWhole   = 0.9
+	maxTestReport = 300
+)
 
 // pytestSummary maps the tests that pytest's short summary reports failed ("FAILED
 // tests/x.py::TestCart::test_total[2-3] - AssertionError: …", "ERROR …") to their lines'
@@ -283,13 +305,6 @@ func pytestName(header string) string {
 	}
 	return name
 }
-
-// pytestShare is a pytest report's lines' score as a share of its best line's, and
-// maxPytestReport the longest report lifted.
-const (
-	pytestShare     = 0.9
-	maxPytestReport = 300
-)
 
 // pytestText returns l past its colour codes and a carriage return.
 func pytestText(l string) string {
@@ -348,4 +363,21 @@ func withoutEscapes(l string) string {
 		i++
 	}
 	return b.String()
+}
+
+// cargoHeader reports whether l heads what cargo test printed for a failing test, "----
+// tests::parse stdout ----" (or stderr), colour codes aside.
+func cargoHeader(l string) bool {
+	if l == "" || l[0] != '-' && (l[0] != 0x1b || !strings.Contains(l, "---- ")) {
+		return false
+	}
+	t := pytestTrim(l)
+	return strings.HasPrefix(t, "---- ") && (strings.HasSuffix(t, " stdout ----") || strings.HasSuffix(t, " stderr ----"))
+}
+
+// cargoReportEnd reports whether l ends cargo test's failure reports: the "failures:" list of
+// their names, or the "test result:" tally.
+func cargoReportEnd(l string) bool {
+	t := pytestTrim(l)
+	return t == "failures:" || strings.HasPrefix(t, "test result:")
 }
