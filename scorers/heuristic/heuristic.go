@@ -128,6 +128,7 @@ func (s *Scorer) ScoreWithAnalysis(ctx context.Context, req *engine.ScoreRequest
 		liftRaceReports(lines, fail, scores)
 		liftTimedOutTests(lines, fail, scores)
 		liftTestReports(lines, scores)
+		liftPHPUnitReports(lines, scores)
 	case engine.SourceDocs:
 		scores = scoreStructured(lines, a, docsWeights)
 		a.LiftGoalKinds(lines, scores, false)

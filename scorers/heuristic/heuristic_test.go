@@ -882,6 +882,41 @@ func TestLogsCargoTestReportComesWhole(t *testing.T) {
 	}
 }
 
+// TestLogsPHPUnitReportsComeWhole: each of PHPUnit's numbered failure reports (its message,
+// the expected/actual diff, the places) ranks as one, with its message, above the suites that
+// ran after it.
+func TestLogsPHPUnitReportsComeWhole(t *testing.T) {
+	lines := []string{"PHPUnit 4.8.36 by Sebastian Bergmann and contributors.", "",
+		"...........................F...........S.......", "", "Time: 1.25 seconds, Memory: 10.50MB", "",
+		"There were 2 failures:", ""}
+	first := len(lines)
+	lines = append(lines, "1) Symfony\\Component\\VarDumper\\Tests\\ExceptionCasterTest::testDefaultSettings",
+		"Failed asserting that format description matches text.",
+		"--- Expected", "+++ Actual", "@@ @@", " Exception {", "   #message: \"foo\"",
+		"-  #line: 30", "+  #line: 28", " }", "",
+		"/work/symfony/src/Symfony/Component/VarDumper/Test/VarDumperTestTrait.php:41", "")
+	second := len(lines)
+	lines = append(lines, "2) Symfony\\Component\\VarDumper\\Tests\\XmlReaderCasterTest::testNodes",
+		"Failed asserting that two strings are identical.",
+		"--- Expected", "+++ Actual", "@@ @@", "-    #depth: 1", "+    #depth: 2", "",
+		"/work/symfony/src/Symfony/Component/VarDumper/Tests/Caster/XmlReaderCasterTest.php:64", "")
+	end := len(lines)
+	lines = append(lines, "\x1b[37;41mFAILURES!\x1b[0m", "Tests: 268, Assertions: 330, Failures: 2, Skipped: 34.", "")
+	for k := range 40 {
+		lines = append(lines, fmt.Sprintf("Testing src/Symfony/Component/Suite%02d", k), "...................", "OK (12 tests, 30 assertions)", "")
+	}
+	s := score(t, engine.SourceLogs, "which test fails and why", lines)
+	for _, r := range [][2]int{{first, second}, {second, end}} {
+		msg := r[0] + 1
+		for i := r[0]; i < r[1]; i++ {
+			assert.GreaterOrEqual(t, s[i], 0.9*s[msg]-1e-9, "%q with its report's message", lines[i])
+			for j := end + 3; j < len(lines); j++ {
+				assert.Greater(t, s[i], s[j], "%q above %q", lines[i], lines[j])
+			}
+		}
+	}
+}
+
 // TestDiffsKeepTheirHeaders: a diff, sent as any source type, is read as code: a changed line
 // the goal names ranks above the same words in a context line, and the line naming its file
 // and its hunk's "@@" line rank above it, so a budget that buys the change buys where it is.

@@ -504,6 +504,26 @@ func TestTestReportShape(t *testing.T) {
 	} {
 		assert.Equal(t, want, cargoHeader(l), "%q", l)
 	}
+	for l, want := range map[string]bool{
+		"There were 10 failures:":                true,
+		"There was 1 error:":                     true,
+		"\x1b[1mThere were 2 errors:\x1b[0m":     true,
+		"There was 1 risky test:":                false,
+		"There were 3 skipped tests:":            false,
+		"There were many failures:":              false,
+		"There was 1 failure: see the log below": false,
+	} {
+		assert.Equal(t, want, phpunitList(l), "%q", l)
+	}
+	assert.True(t, phpunitReport("1) Tests\\FooTest::testBar"))
+	assert.True(t, phpunitReport("56) Where_test::test_issue4093"))
+	assert.False(t, phpunitReport("1)  indented"))
+	assert.False(t, phpunitReport("(1) item"))
+	assert.False(t, phpunitReport("12"))
+	assert.True(t, phpunitListEnd("\x1b[37;41mFAILURES!\x1b[0m"))
+	assert.True(t, phpunitListEnd("--"))
+	assert.True(t, phpunitListEnd("There was 1 failure:"))
+	assert.False(t, phpunitListEnd("--- Expected"))
 	assert.True(t, cargoReportEnd("failures:"))
 	assert.True(t, cargoReportEnd("test result: FAILED. 118 passed; 1 failed; 0 ignored"))
 	assert.False(t, cargoReportEnd("thread 'tests::parse' panicked at src/lib.rs:10:5:"))

@@ -238,14 +238,90 @@ func liftTestReports(lines []string, scores []float64) {
 		if pytest {
 			ref = summary[pytestName(lines[i])]
 		}
-		for _, v := range scores[i:end] {
-			ref = max(ref, v)
-		}
-		for j := i; j < end; j++ {
-			scores[j] = max(scores[j], reportWhole*ref)
-		}
+		liftWhole(scores[i:end], ref)
 		i = end - 1
 	}
+}
+
+// liftWhole lifts every score of a report to reportWhole of its best, or of ref if higher.
+func liftWhole(report []float64, ref float64) {
+	for _, v := range report {
+		ref = max(ref, v)
+	}
+	for j := range report {
+		report[j] = max(report[j], reportWhole*ref)
+	}
+}
+
+// liftPHPUnitReports ranks every line of each of PHPUnit's numbered failure reports as
+// liftTestReports does pytest's. PHPUnit lists them under "There were 10 failures:" (or
+// "There was 1 error:"), each from "1) Tests\FooTest::testBar" to the next number: the
+// assertion's message, its expected/actual diff, then the places, none of which but the
+// message holds a failure word (symfony's diffs, logs.dev labels the whole list). The list
+// ends at "FAILURES!", "ERRORS!", the next such list, or the "--" between two.
+func liftPHPUnitReports(lines []string, scores []float64) {
+	n := len(lines)
+	for i := 0; i < n; i++ {
+		if !phpunitList(lines[i]) {
+			continue
+		}
+		j := i + 1
+		for j < n && !phpunitListEnd(lines[j]) {
+			if !phpunitReport(lines[j]) {
+				j++
+				continue
+			}
+			end := j + 1
+			for end < n && end-j <= maxTestReport && !phpunitReport(lines[end]) && !phpunitListEnd(lines[end]) {
+				end++
+			}
+			if end-j <= maxTestReport {
+				liftWhole(scores[j:end], 0)
+			}
+			j = end
+		}
+		i = j - 1
+	}
+}
+
+// phpunitList reports whether l opens PHPUnit's list of failures or errors: "There were 10
+// failures:", "There was 1 error:" (colour codes aside). Its risky, skipped and incomplete
+// tests' lists are no failure.
+func phpunitList(l string) bool {
+	if l == "" || l[0] != 'T' && (l[0] != 0x1b || !strings.Contains(l, "There w")) {
+		return false
+	}
+	t := pytestTrim(l)
+	rest, ok := strings.CutPrefix(t, "There was ")
+	if !ok {
+		if rest, ok = strings.CutPrefix(t, "There were "); !ok {
+			return false
+		}
+	}
+	d := digitsEnd(rest, 0)
+	if d == 0 {
+		return false
+	}
+	switch strings.TrimSpace(rest[d:]) {
+	case "failure:", "failures:", "error:", "errors:":
+		return true
+	}
+	return false
+}
+
+// phpunitReport reports whether l opens one of PHPUnit's numbered reports, "1) Name".
+func phpunitReport(l string) bool {
+	d := digitsEnd(l, 0)
+	return d > 0 && strings.HasPrefix(l[d:], ") ") && len(l) > d+2 && l[d+2] != ' '
+}
+
+// phpunitListEnd reports whether l ends a PHPUnit list of reports.
+func phpunitListEnd(l string) bool {
+	if l == "" || l[0] != 'F' && l[0] != 'E' && l[0] != 'T' && l[0] != '-' && l[0] != 0x1b {
+		return false
+	}
+	t := pytestTrim(l)
+	return strings.HasPrefix(t, "FAILURES!") || strings.HasPrefix(t, "ERRORS!") || t == "--" || phpunitList(l)
 }
 
 // reportWhole is a test report's lines' score as a share of its best line's, and
