@@ -35,6 +35,12 @@ func Fuzz(f *testing.F, newScorer func() engine.Scorer) {
 	f.Add("func tz() string {\n\tif x > 500 {\n\t\treturn \"/usr/share/zoneinfo\"\n\t}\n\treturn \"\"\n}\n", "fix(tz): 500 -> 200, look in `/usr/share/zoneinfo` https://github.com/o/r/blob/main/x.go#L2-L3", uint8(0), uint8(1))
 	// A CI log's tallies, npm's epilogue and a Travis report of a command that succeeded.
 	f.Add("npm ERR! code ELIFECYCLE\nnpm ERR! errno 1\n1 failed, 2 passed\nThe command \"make test\" exited with 0.\nERROR: boom_error.o\n", "why did it fail", uint8(1), uint8(0))
+	// A log of test reports: Go's race report and timeout dump, pytest's and cargo test's
+	// sections with pytest's summary, PHPUnit's numbered list: the heuristic's report rules.
+	f.Add("==================\nWARNING: DATA RACE\nWrite at 0x1 by goroutine 8:\n  a.(*L).Put()\n      /a/l.go:5 +0x1\nGoroutine 8 (running) created at:\n  testing.tRunner()\n==================\n--- FAIL: TestA (0.00s)\n"+
+		"panic: test timed out after 1m0s\nrunning tests:\n\tTestB/x (1m0s)\n\ngoroutine 7 [chan send]:\na.TestB.func1()\n\t/a/b_test.go:9 +0x1\ncreated by testing.(*T).Run in goroutine 1\n\n"+
+		"____ TestC.test_d[1.5] ____\n>   assert x\nE   AssertionError\n---- Captured stdout call ----\n==== short test summary info ====\n\x1b[31mFAILED\x1b[0m t.py::TestC::test_d[1.5] - AssertionError\n"+
+		"---- tests::e stdout ----\nthread 'tests::e' panicked\nfailures:\nThere were 2 errors:\n1) F::g\nboom\n2) F::h\n--\nFAILURES!\n", "which test fails", uint8(1), uint8(0))
 	// A spelling goal over misspelt prose in a comment, a string and capitals, next to names
 	// that only look misspelt (a call, a member, camelCase): the heuristic's spelling rule.
 	f.Add("// the buffer has ocurred twice\nrecieve(conn.recieve)\nprintf(\"Recieved %d\\n\", n); // WARNIING\nrecieveAll := 1\n", "docs: fix typos", uint8(0), uint8(6))
